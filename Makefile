@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# mrkit developer entry points.  Kbuild reads ./Kbuild, not this file.
+#
+#   make          build mrkit.ko against Debian's linux-headers-amd64
+#   make check    every test: static checks, out-of-tree build, KUnit
+#                 (normal and sanitizer builds) on UML
+#   make clean
+
+KDIR ?= $(shell scripts/kdir.sh)
+
+all: modules
+
+modules:
+	@scripts/deps.sh build
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_MRKIT=m modules
+
+check:
+	@scripts/check.sh
+
+clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf .check
+
+.PHONY: all modules check clean

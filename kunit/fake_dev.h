@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A fake RDMA device for deterministic mrkit tests.
+ */
+#ifndef _MRKIT_FAKE_DEV_H
+#define _MRKIT_FAKE_DEV_H
+
+#include <kunit/test.h>
+#include <rdma/ib_verbs.h>
+
+enum fake_op {
+	FAKE_OP_ALLOC_MR,
+	FAKE_OP_ALLOC_MR_INTEGRITY,
+	FAKE_OP_MAP_MR_SG,
+	FAKE_OP_MAP_MR_SG_PI,
+	FAKE_OP_DEREG_MR,
+	FAKE_OP_POST_SEND,
+	FAKE_OP_CHECK_MR_STATUS,
+	FAKE_OP_NR
+};
+
+#define FAKE_MAX_RECORDS	512
+
+/* One posted WR as the fake saw it. */
+struct fake_wr_rec {
+	unsigned int		post;		/* which ib_post_send() call */
+	enum ib_wr_opcode	opcode;
+	int			send_flags;
+	struct ib_cqe		*cqe;
+	u32			key;		/* REG: new key; INV: rkey */
+	int			access;
+	u64			iova;
+	u64			length;
+	struct ib_mr		*mr;
+	bool			completed;
+};
+
+struct fake_mr {
+	struct ib_mr		ibmr;
+	u64			*pages;
+	u32			max_pages;
+	u32			npages;
+	bool			valid;		/* registered at the "device" */
+};
+
+struct fake_dev {
+	struct ib_device	ibdev;	/* must be first: ib_alloc_device() */
+	struct ib_pd		*pd;
+	struct ib_qp		*qp;
+	spinlock_t		lock;
+	atomic_t		mrs_alive;
+	unsigned int		calls[FAKE_OP_NR];
+	unsigned int		fail_at[FAKE_OP_NR];	/* absolute call number */
+	int			fail_err[FAKE_OP_NR];
+	unsigned int		post_fail_wr;	/* index of the bad WR */
+	unsigned int		nr_posts;
+	unsigned int		nr_recs;
+	unsigned int		next_complete;
+	struct fake_wr_rec	recs[FAKE_MAX_RECORDS];
+};
+
+/*
+ * Attributes a fake device is created with.  Zero fields get defaults
+ * that look like rxe (frpl 512, max_sge_rd 32, MEM_MGT_EXTENSIONS).
+ */
+struct fake_dev_attr {
+	u32	frpl;
+	u32	pi_frpl;
+	u32	max_sge_rd;
+	u64	device_cap_flags;
+	u64	kernel_cap_flags;
+	bool	no_defaults;
+};
+
+struct fake_dev *fake_dev_create(struct kunit *test,
+				 const struct fake_dev_attr *attr);
+void fake_fail_nth(struct fake_dev *fdev, enum fake_op op, unsigned int n,
+		   int err);
+void fake_fail_clear(struct fake_dev *fdev);
+unsigned int fake_complete(struct fake_dev *fdev, enum ib_wc_status status,
+			   unsigned int max);
+static inline struct fake_mr *to_fake_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct fake_mr, ibmr);
+}
+
+#endif /* _MRKIT_FAKE_DEV_H */

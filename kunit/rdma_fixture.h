@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Real rxe and siw devices for mrkit's KUnit suites.
+ */
+#ifndef _MRKIT_RDMA_FIXTURE_H
+#define _MRKIT_RDMA_FIXTURE_H
+
+#include <kunit/test.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+enum mrk_kind {
+	MRK_RXE,
+	MRK_SIW,
+	MRK_NR_KINDS
+};
+
+/* One end of a connection. */
+struct mrk_side {
+	struct rdma_cm_id	*id;
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+};
+
+/* A completion a test waits for. */
+struct mrk_wait {
+	struct ib_cqe	cqe;
+	struct ib_wc	wc;
+	bool		done;
+};
+
+#define MRK_PEER_BUF	(1024 * 1024)
+
+/*
+ * A connected RC pair on one device: @local is the side a ULP on mrkit
+ * would be, @peer the remote that accesses its memory by rkey.  @pbuf is
+ * the peer's own DMA-mapped buffer, lkey pd->local_dma_lkey.
+ */
+struct mrk_pair {
+	struct kunit		*test;
+	enum mrk_kind		kind;
+	struct ib_device	*dev;
+	struct rdma_cm_id	*listen;
+	struct mrk_side		local;
+	struct mrk_side		peer;
+	void			*pbuf;
+	u64			pbuf_dma;
+	/* connection manager state, written by the CM handlers */
+	struct completion	resolved;
+	struct completion	established;
+	struct completion	peer_established;
+	struct completion	disconnected;
+	struct completion	peer_disconnected;
+	int			cm_error;
+};
+
+const char *mrk_kind_name(enum mrk_kind kind);
+int mrk_devices_setup(void);
+struct ib_device *mrk_device(enum mrk_kind kind);
+struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind);
+
+void mrk_wait_init(struct mrk_wait *w);
+int mrk_poll(struct mrk_pair *pair, struct mrk_wait *w, unsigned int ms);
+int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
+		  u32 len, u64 raddr, u32 rkey, struct mrk_wait *w);
+int mrk_peer_access_dead(struct mrk_pair *pair, u64 raddr, u32 rkey,
+			 void *target, u32 len);
+
+#endif /* _MRKIT_RDMA_FIXTURE_H */

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mrkit internals shared by mrpool/, frwr/, sigmr/ and the KUnit suites.
+ * Nothing here is ABI: ULPs use include/rdma/mrkit.h only.
+ */
+#ifndef _MRKIT_PRIV_H
+#define _MRKIT_PRIV_H
+
+#include <linux/atomic.h>
+#include <linux/llist.h>
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/mrkit.h>
+
+/**
+ * enum mrkit_mr_state - life of one descriptor
+ * @MRKIT_MR_FREE: on the pool's free stack.
+ * @MRKIT_MR_RESERVED: handed out by mrkit_mr_get(); no page list loaded,
+ *	or its registration is known invalid again.
+ * @MRKIT_MR_MAPPED: page list loaded; no REG_MR posted, no rkey exposed.
+ * @MRKIT_MR_REGISTERED: REG_MR handed out for posting; the rkey may be
+ *	valid at the device and known to a peer.
+ * @MRKIT_MR_INVALIDATING: LOCAL_INV (or READ_WITH_INV) posted.
+ * @MRKIT_MR_STALE: a REG_MR or LOCAL_INV on it was flushed or failed: its
+ *	registration state is unknown, so it is never reused.
+ * @MRKIT_MR_RETIRING: a stale descriptor given back; its MR is being
+ *	deregistered and replaced.
+ */
+enum mrkit_mr_state {
+	MRKIT_MR_FREE,
+	MRKIT_MR_RESERVED,
+	MRKIT_MR_MAPPED,
+	MRKIT_MR_REGISTERED,
+	MRKIT_MR_INVALIDATING,
+	MRKIT_MR_STALE,
+	MRKIT_MR_RETIRING,
+	MRKIT_MR_NR_STATES
+};
+
+/**
+ * struct mrkit_mr - one FRWR descriptor
+ * @ibmr: the provider MR; replaced (never reused) after a flush.
+ * @pool: owning pool.
+ * @state: &enum mrkit_mr_state; changed only by mrkit_mr_transition()
+ *	and the pool's get/put.
+ * @idx: slot in &mrkit_pool.descs.
+ * @next_free: free-stack link, meaningful only while %MRKIT_MR_FREE.
+ * @retire_node: link on &mrkit_pool.retire_list.
+ * @cqe: completion entry for the descriptor's own REG/INV WRs.
+ * @reg: REG_MR work request (never live together with @inv).
+ * @inv: LOCAL_INV / READ_WITH_INV work request.
+ */
+struct mrkit_mr {
+	struct ib_mr		*ibmr;
+	struct mrkit_pool	*pool;
+	atomic_t		state;
+	u16			idx;
+	u16			next_free;
+	struct llist_node	retire_node;
+	struct ib_cqe		cqe;
+	union {
+		struct ib_reg_wr	reg;
+		struct ib_send_wr	inv;
+	};
+};
+
+/**
+ * struct mrkit_pool - per-connection descriptor pool
+ * @head: free stack: top index (bits 0-15), free count (16-31) and an ABA
+ *	tag (32-63), changed only by one 64-bit cmpxchg.
+ * @descs: descriptor slots, @max_depth long; a slot is written before the
+ *	descriptor is first pushed and never cleared while the pool lives.
+ * @nr_alloc: slots filled so far (written under @grow_lock).
+ * @nr_stale: descriptors in %MRKIT_MR_STALE or %MRKIT_MR_RETIRING.
+ * @starved: a getter found the stack empty; the next put wakes waiters.
+ * @dead: mrkit_pool_destroy() ran with descriptors outstanding.
+ * @high_water: largest in-use count seen.
+ * @exhausted: count of failed gets.
+ * @pd: protection domain the MRs belong to.
+ * @dev: its device.
+ * @mr_type: type of every MR.
+ * @pages_per_mr: page-list length of every MR.
+ * @meta_pages: metadata page-list length (integrity pools).
+ * @depth: descriptors allocated at creation.
+ * @max_depth: growth ceiling.
+ * @node: NUMA node of descriptor memory.
+ * @flags: &enum mrkit_pool_flags.
+ * @grown: descriptors added by growth.
+ * @stale_replaced: stale descriptors whose MR was replaced.
+ * @retire_list: stale descriptors given back, awaiting replacement.
+ * @grow_lock: serializes growth, replacement and destroy.
+ * @work: growth, replacement and dead-pool reaping.
+ * @grow_pending: growth was asked for and has not run yet.
+ * @outstanding: after destroy, descriptors not yet given back.
+ * @wait: mrkit_pool_wait() sleepers.
+ * @notify: optional callback run when a descriptor returns to a starved
+ *	pool; @notify_ctx is its argument.
+ * @notify_ctx: see @notify.
+ * @name: copy of &mrkit_pool_attr.name.
+ */
+struct mrkit_pool {
+	atomic64_t		head ____cacheline_aligned_in_smp;
+	struct mrkit_mr		**descs;
+	u32			nr_alloc;
+	atomic_t		nr_stale;
+	bool			starved;
+	bool			dead;
+	u32			high_water;
+	atomic64_t		exhausted;
+
+	struct ib_pd		*pd ____cacheline_aligned_in_smp;
+	struct ib_device	*dev;
+	enum ib_mr_type		mr_type;
+	u32			pages_per_mr;
+	u32			meta_pages;
+	u32			depth;
+	u32			max_depth;
+	int			node;
+	u32			flags;
+	u32			grown;
+	u64			stale_replaced;
+	struct llist_head	retire_list;
+	struct mutex		grow_lock;
+	struct work_struct	work;
+	bool			grow_pending;
+	atomic_t		outstanding;
+	wait_queue_head_t	wait;
+	void			(*notify)(struct mrkit_pool *pool, void *ctx);
+	void			*notify_ctx;
+	char			name[32];
+};
+
+#define mrkit_pool_err(pool, fmt, ...)					\
+	ibdev_err_ratelimited((pool)->dev, "mrkit pool %s: " fmt,	\
+			      (pool)->name, ##__VA_ARGS__)
+#define mrkit_pool_warn(pool, fmt, ...)					\
+	ibdev_warn_ratelimited((pool)->dev, "mrkit pool %s: " fmt,	\
+			       (pool)->name, ##__VA_ARGS__)
+
+extern struct workqueue_struct *mrkit_wq;
+
+int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
+			enum mrkit_mr_state to);
+void mrkit_mr_mark_stale(struct mrkit_mr *mr);
+const char *mrkit_mr_state_name(enum mrkit_mr_state state);
+
+static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)
+{
+	return atomic_read(&mr->state);
+}
+
+/*
+ * Fault injection: every allocation mrkit makes itself asks mrkit_fault()
+ * first.  Only KUnit builds have a hook; elsewhere this is constant false.
+ * Verbs calls are failed by the fake device instead.  Keep
+ * mrkit_fault_site_names[] in step: the fault-matrix suite enumerates it.
+ */
+enum mrkit_fault_site {
+	MRKIT_FAULT_POOL_ALLOC,
+	MRKIT_FAULT_DESCS_ALLOC,
+	MRKIT_FAULT_DESC_ALLOC,
+	MRKIT_FAULT_NR_SITES
+};
+
+#if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
+extern const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES];
+extern bool (*mrkit_fault_hook)(enum mrkit_fault_site site);
+extern atomic_t mrkit_live_objects;
+bool mrkit_fault(enum mrkit_fault_site site);
+#define mrkit_count_obj(delta)	atomic_add(delta, &mrkit_live_objects)
+#else
+static inline bool mrkit_fault(enum mrkit_fault_site site)
+{
+	return false;
+}
+
+#define mrkit_count_obj(delta)	do { } while (0)
+#endif
+
+/* Every object mrkit allocates itself goes through these two pairs. */
+static inline void *mrkit_zalloc(enum mrkit_fault_site site, size_t size,
+				 int node)
+{
+	void *p;
+
+	if (mrkit_fault(site))
+		return NULL;
+	p = kzalloc_node(size, GFP_KERNEL, node);
+	if (p)
+		mrkit_count_obj(1);
+	return p;
+}
+
+static inline void mrkit_free(void *p)
+{
+	if (p)
+		mrkit_count_obj(-1);
+	kfree(p);
+}
+
+static inline void *mrkit_kvzalloc(enum mrkit_fault_site site, size_t size,
+				   int node)
+{
+	void *p;
+
+	if (mrkit_fault(site))
+		return NULL;
+	p = kvzalloc_node(size, GFP_KERNEL, node);
+	if (p)
+		mrkit_count_obj(1);
+	return p;
+}
+
+static inline void mrkit_kvfree(void *p)
+{
+	if (p)
+		mrkit_count_obj(-1);
+	kvfree(p);
+}
+
+#endif /* _MRKIT_PRIV_H */

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mrkit module glue.
+ *
+ * Normal operation: load time only creates mrkit's workqueue (pool
+ * growth, stale-descriptor replacement, reaping of destroyed pools);
+ * pools are created by ULPs.
+ * Recovery: every pool is destroyed by its ULP before the ULP (which holds
+ * a reference on this module) can be unloaded; destroying the workqueue
+ * at exit drains any reaping still queued.
+ */
+
+#include <linux/module.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include "mrkit_priv.h"
+
+/* Pool growth, stale replacement and dead-pool reaping run here. */
+struct workqueue_struct *mrkit_wq;
+EXPORT_SYMBOL_IF_KUNIT(mrkit_wq);
+
+static int __init mrkit_init(void)
+{
+	mrkit_wq = alloc_workqueue("mrkit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!mrkit_wq)
+		return -ENOMEM;
+	return 0;
+}
+
+static void __exit mrkit_exit(void)
+{
+	destroy_workqueue(mrkit_wq);
+}
+
+module_init(mrkit_init);
+module_exit(mrkit_exit);
+
+MODULE_AUTHOR("mrkit developers");
+MODULE_DESCRIPTION("FRWR memory registration library for RDMA upper-layer protocols");
+MODULE_LICENSE("GPL");

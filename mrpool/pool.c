@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mrkit descriptor pools.
+ *
+ * Normal operation
+ * ----------------
+ * A pool belongs to one connection's PD.  At creation it allocates @depth
+ * descriptors, each owning one FRWR MR of @pages_per_mr pages, on the
+ * device's NUMA node.  Free descriptors sit on a LIFO stack whose head (top
+ * index, free count, ABA tag) is one 64-bit word, so mrkit_mr_get() and
+ * mrkit_mr_put() are one cmpxchg each: no lock, no allocation, no sleeping,
+ * callable from process, softirq and hard-irq context alike.  Descriptor
+ * slots are never freed while the pool lives, so a getter that loses a race
+ * never touches freed memory.  LIFO reuse keeps descriptors cache-hot.
+ *
+ * Each descriptor carries its own state (&enum mrkit_mr_state).  The
+ * owner of a descriptor (whoever got it) drives it through
+ * RESERVED -> MAPPED -> REGISTERED -> INVALIDATING -> RESERVED, and puts it
+ * back from RESERVED or MAPPED only; mrkit_mr_transition() refuses every
+ * other change, so a flushed or double-completed WR cannot move a
+ * descriptor into a state it was not in.
+ *
+ * An empty pool returns -EAGAIN.  Below @max_depth it also queues growth,
+ * which allocates descriptors in process context and pushes them; either
+ * way, the next descriptor that comes back wakes mrkit_pool_wait() sleepers
+ * and runs the ULP's notify callback, once per starvation.
+ *
+ * Recovery
+ * --------
+ * A REG_MR or LOCAL_INV that completes in error (flush included) leaves
+ * the MR's registration state unknown, so the completion handler marks the
+ * descriptor STALE.  A stale descriptor is never pushed back: when its
+ * owner puts it, it moves to RETIRING and the pool's work item deregisters
+ * its MR (exactly once) and allocates a replacement into the same slot
+ * before pushing it.  If that allocation fails, the slot stays retired
+ * until the next work run.
+ *
+ * mrkit_pool_destroy() deregisters every free and retired descriptor.  If
+ * descriptors are still outstanding it says how many, frees nothing that is
+ * in use and marks the pool dead: each later put deregisters and frees its
+ * descriptor (from the work item, since deregistration may sleep), and the
+ * last one frees the pool.
+ *
+ * Serialization
+ * -------------
+ * The free stack: cmpxchg only.  A descriptor's state: its owner, plus the
+ * completion handlers of WRs the owner posted, all through cmpxchg.
+ * @grow_lock (a mutex, process context): growth, replacement, destroy,
+ * and the fields they write (@nr_alloc, @descs slots, @grown,
+ * @stale_replaced).  Counters read by mrkit_pool_stats() are snapshots.
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+#include <rdma/mrkit.h>
+
+#include "mrkit_priv.h"
+
+#define MRKIT_HEAD_NIL		0xffffU
+/* Above this max_sge_rd, devices are fastest with MRs of max_sge_rd pages. */
+#define MRKIT_SGE_RD_QUIRK	16
+
+static const char * const mrkit_mr_state_names[MRKIT_MR_NR_STATES] = {
+	[MRKIT_MR_FREE]		= "FREE",
+	[MRKIT_MR_RESERVED]	= "RESERVED",
+	[MRKIT_MR_MAPPED]	= "MAPPED",
+	[MRKIT_MR_REGISTERED]	= "REGISTERED",
+	[MRKIT_MR_INVALIDATING]	= "INVALIDATING",
+	[MRKIT_MR_STALE]	= "STALE",
+	[MRKIT_MR_RETIRING]	= "RETIRING",
+};
+
+const char *mrkit_mr_state_name(enum mrkit_mr_state state)
+{
+	if ((unsigned int)state >= MRKIT_MR_NR_STATES)
+		return "?";
+	return mrkit_mr_state_names[state];
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_state_name);
+
+/*
+ * Legal owner-driven transitions.  FREE <-> RESERVED and RETIRING are the
+ * pool's own and not reachable from here; any owned state may go STALE.
+ */
+static const u8 mrkit_mr_legal[MRKIT_MR_NR_STATES] = {
+	[MRKIT_MR_RESERVED]	= BIT(MRKIT_MR_MAPPED) | BIT(MRKIT_MR_STALE),
+	[MRKIT_MR_MAPPED]	= BIT(MRKIT_MR_RESERVED) |
+				  BIT(MRKIT_MR_REGISTERED) | BIT(MRKIT_MR_STALE),
+	[MRKIT_MR_REGISTERED]	= BIT(MRKIT_MR_MAPPED) |
+				  BIT(MRKIT_MR_INVALIDATING) |
+				  BIT(MRKIT_MR_RESERVED) | BIT(MRKIT_MR_STALE),
+	[MRKIT_MR_INVALIDATING]	= BIT(MRKIT_MR_REGISTERED) |
+				  BIT(MRKIT_MR_RESERVED) | BIT(MRKIT_MR_STALE),
+};
+
+#if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
+const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES] = {
+	[MRKIT_FAULT_POOL_ALLOC]	= "pool_alloc",
+	[MRKIT_FAULT_DESCS_ALLOC]	= "descs_alloc",
+	[MRKIT_FAULT_DESC_ALLOC]	= "desc_alloc",
+};
+EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_site_names);
+
+bool (*mrkit_fault_hook)(enum mrkit_fault_site site);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_hook);
+
+atomic_t mrkit_live_objects = ATOMIC_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_live_objects);
+
+bool mrkit_fault(enum mrkit_fault_site site)
+{
+	bool (*hook)(enum mrkit_fault_site site) = READ_ONCE(mrkit_fault_hook);
+
+	return hook && hook(site);
+}
+#endif
+
+static inline u64 mrkit_head_pack(u32 top, u32 count, u32 tag)
+{
+	return (u64)tag << 32 | (u64)(count & 0xffff) << 16 | (top & 0xffff);
+}
+
+static inline u32 mrkit_head_top(u64 head)
+{
+	return head & 0xffff;
+}
+
+static inline u32 mrkit_head_count(u64 head)
+{
+	return (head >> 16) & 0xffff;
+}
+
+static inline u32 mrkit_head_tag(u64 head)
+{
+	return head >> 32;
+}
+
+static void mrkit_push(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	s64 old = atomic64_read(&pool->head);
+	u64 new;
+
+	do {
+		mr->next_free = mrkit_head_top(old);
+		new = mrkit_head_pack(mr->idx, mrkit_head_count(old) + 1,
+				      mrkit_head_tag(old) + 1);
+	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
+}
+
+/* Returns NULL when the stack is empty. */
+static struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool, u32 *nfree)
+{
+	s64 old = atomic64_read(&pool->head);
+	struct mrkit_mr *mr;
+	u64 new;
+
+	do {
+		u32 top = mrkit_head_top(old);
+
+		if (top == MRKIT_HEAD_NIL)
+			return NULL;
+		mr = READ_ONCE(pool->descs[top]);
+		new = mrkit_head_pack(READ_ONCE(mr->next_free),
+				      mrkit_head_count(old) - 1,
+				      mrkit_head_tag(old) + 1);
+	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
+	*nfree = mrkit_head_count(new);
+	return mr;
+}
+
+static u32 mrkit_pool_in_use(struct mrkit_pool *pool)
+{
+	return READ_ONCE(pool->nr_alloc) -
+	       mrkit_head_count(atomic64_read(&pool->head)) -
+	       atomic_read(&pool->nr_stale);
+}
+
+static u32 mrkit_best_pages(const struct ib_device_attr *a, bool integrity)
+{
+	u32 frpl = integrity ? a->max_pi_fast_reg_page_list_len :
+			       a->max_fast_reg_page_list_len;
+	u32 n = frpl;
+
+	/*
+	 * Some devices advertise a long page list but perform best with
+	 * MRs no larger than max_sge_rd pages (the xprtrdma quirk).
+	 */
+	if (a->max_sge_rd > MRKIT_SGE_RD_QUIRK)
+		n = min(n, a->max_sge_rd);
+	return min_t(u32, n, MRKIT_MAX_PAGES_PER_MR);
+}
+
+/*
+ * Check a device against the requested flags and page count; on success
+ * set *type and *pages.  Messages name the device and @name.
+ */
+static int mrkit_check_device(struct ib_device *dev, const char *name,
+			      u32 flags, u32 want_pages, enum ib_mr_type *type,
+			      u32 *pages)
+{
+	const struct ib_device_attr *a = &dev->attrs;
+	bool integrity = flags & MRKIT_POOL_INTEGRITY;
+	u32 frpl;
+
+	if (!(a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    !a->max_fast_reg_page_list_len) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: device does not support fast registration (no MEM_MGT_EXTENSIONS)\n",
+				      name);
+		return -EOPNOTSUPP;
+	}
+	if (integrity && (!(a->kernel_cap_flags & IBK_INTEGRITY_HANDOVER) ||
+			  !a->max_pi_fast_reg_page_list_len)) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: device does not support integrity MRs (no INTEGRITY_HANDOVER)\n",
+				      name);
+		return -EOPNOTSUPP;
+	}
+	frpl = integrity ? a->max_pi_fast_reg_page_list_len :
+			   a->max_fast_reg_page_list_len;
+	if (want_pages > frpl) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: %u pages per MR exceeds the device maximum %u\n",
+				      name, want_pages, frpl);
+		return -EINVAL;
+	}
+	*pages = want_pages ?: mrkit_best_pages(a, integrity);
+	if (integrity)
+		*type = IB_MR_TYPE_INTEGRITY;
+	else if ((flags & MRKIT_POOL_SG_GAPS) &&
+		 (a->kernel_cap_flags & IBK_SG_GAPS_REG))
+		*type = IB_MR_TYPE_SG_GAPS;
+	else
+		*type = IB_MR_TYPE_MEM_REG;
+	return 0;
+}
+
+/**
+ * mrkit_query_limits - size a ULP's queues for a device and I/O shape
+ * @dev: the RDMA device the connection will use
+ * @shape: the largest I/O the ULP will register
+ * @lim: filled in on success
+ *
+ * Tells a ULP, before it creates its QP, how many descriptors and send
+ * WRs its largest I/O needs at worst, so it can size the send queue, the
+ * send CQ and the pool.  The page count per descriptor is the one
+ * mrkit_pool_create() will use for the same @shape->pages_per_mr and
+ * @shape->flags.  Each descriptor costs one REG_MR and one LOCAL_INV;
+ * an unaligned head and tail cost one page more, and every interior gap
+ * (without SG_GAPS MRs) can start a new descriptor.
+ *
+ * Context: any.
+ * Return values:
+ *   %0 - @lim is valid.
+ *   %-EINVAL - @shape->max_io_bytes is 0, or @shape->pages_per_mr
+ *	exceeds the device's page-list limit.
+ *   %-EOPNOTSUPP - the device cannot do fast registration, or integrity
+ *	was asked for and the device lacks it.
+ */
+int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape,
+		       struct mrkit_limits *lim)
+{
+	u32 pages;
+	int ret;
+
+	if (!shape->max_io_bytes) {
+		ibdev_err_ratelimited(dev, "mrkit: max_io_bytes is 0\n");
+		return -EINVAL;
+	}
+	ret = mrkit_check_device(dev, "(limits)", shape->flags,
+				 shape->pages_per_mr, &lim->mr_type,
+				 &lim->pages_per_mr);
+	if (ret)
+		return ret;
+
+	pages = DIV_ROUND_UP(shape->max_io_bytes, PAGE_SIZE) + 1;
+	lim->mrs_per_io = DIV_ROUND_UP(pages, lim->pages_per_mr);
+	if (lim->mr_type != IB_MR_TYPE_SG_GAPS)
+		lim->mrs_per_io += shape->max_gaps;
+	lim->wrs_per_io = 2 * lim->mrs_per_io + shape->extra_wrs;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_query_limits, MRKIT);
+
+static struct ib_mr *mrkit_alloc_ibmr(struct mrkit_pool *pool)
+{
+	if (pool->mr_type == IB_MR_TYPE_INTEGRITY)
+		return ib_alloc_mr_integrity(pool->pd, pool->pages_per_mr,
+					     pool->meta_pages);
+	return ib_alloc_mr(pool->pd, pool->mr_type, pool->pages_per_mr);
+}
+
+/* Allocate descriptors into slots [nr_alloc, nr_alloc + n); caller holds grow_lock. */
+static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
+{
+	u32 i, first = pool->nr_alloc;
+	struct mrkit_mr *mr;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		mr = mrkit_zalloc(MRKIT_FAULT_DESC_ALLOC, sizeof(*mr),
+				  pool->node);
+		if (!mr) {
+			ret = -ENOMEM;
+			goto out_unwind;
+		}
+		mr->ibmr = mrkit_alloc_ibmr(pool);
+		if (IS_ERR(mr->ibmr)) {
+			ret = PTR_ERR(mr->ibmr);
+			mrkit_free(mr);
+			mrkit_pool_err(pool, "ib_alloc_mr failed: %d\n", ret);
+			goto out_unwind;
+		}
+		mr->pool = pool;
+		mr->idx = first + i;
+		atomic_set(&mr->state, MRKIT_MR_FREE);
+		pool->descs[first + i] = mr;
+	}
+	/* Publish the slots before any descriptor can be popped. */
+	WRITE_ONCE(pool->nr_alloc, first + n);
+	for (i = 0; i < n; i++)
+		mrkit_push(pool, pool->descs[first + i]);
+	return 0;
+
+out_unwind:
+	while (i--) {
+		mr = pool->descs[first + i];
+		pool->descs[first + i] = NULL;
+		ib_dereg_mr(mr->ibmr);
+		mrkit_free(mr);
+	}
+	return ret;
+}
+
+/* Deregister and replace retired descriptors; caller holds grow_lock. */
+static void mrkit_pool_replace(struct mrkit_pool *pool)
+{
+	struct llist_node *list = llist_del_all(&pool->retire_list);
+	struct mrkit_mr *mr, *tmp;
+	struct ib_mr *ibmr;
+
+	llist_for_each_entry_safe(mr, tmp, list, retire_node) {
+		if (mr->ibmr) {
+			ib_dereg_mr(mr->ibmr);
+			mr->ibmr = NULL;
+		}
+		ibmr = mrkit_alloc_ibmr(pool);
+		if (IS_ERR(ibmr)) {
+			mrkit_pool_err(pool,
+				       "cannot replace stale MR: %ld; slot %u stays retired\n",
+				       PTR_ERR(ibmr), mr->idx);
+			llist_add(&mr->retire_node, &pool->retire_list);
+			continue;
+		}
+		mr->ibmr = ibmr;
+		pool->stale_replaced++;
+		atomic_set(&mr->state, MRKIT_MR_FREE);
+		atomic_dec(&pool->nr_stale);
+		mrkit_push(pool, mr);
+	}
+}
+
+static void mrkit_pool_wake(struct mrkit_pool *pool)
+{
+	void (*notify)(struct mrkit_pool *pool, void *ctx);
+
+	if (!xchg(&pool->starved, false))
+		return;
+	wake_up_all(&pool->wait);
+	notify = READ_ONCE(pool->notify);
+	if (notify)
+		notify(pool, pool->notify_ctx);
+}
+
+static void mrkit_pool_free(struct mrkit_pool *pool)
+{
+	mrkit_kvfree(pool->descs);
+	mrkit_free(pool);
+}
+
+/* A dead pool: free given-back descriptors, and the pool with the last. */
+static void mrkit_pool_reap(struct mrkit_pool *pool)
+{
+	struct llist_node *list = llist_del_all(&pool->retire_list);
+	struct mrkit_mr *mr, *tmp;
+
+	llist_for_each_entry_safe(mr, tmp, list, retire_node) {
+		if (mr->ibmr)
+			ib_dereg_mr(mr->ibmr);
+		pool->descs[mr->idx] = NULL;
+		mrkit_free(mr);
+		if (atomic_dec_and_test(&pool->outstanding)) {
+			ibdev_info(pool->dev,
+				   "mrkit pool %s: last outstanding descriptor returned; pool freed\n",
+				   pool->name);
+			mutex_unlock(&pool->grow_lock);
+			mrkit_pool_free(pool);
+			return;
+		}
+	}
+	mutex_unlock(&pool->grow_lock);
+}
+
+static void mrkit_pool_work(struct work_struct *work)
+{
+	struct mrkit_pool *pool = container_of(work, struct mrkit_pool, work);
+	u32 n;
+	int ret;
+
+	mutex_lock(&pool->grow_lock);
+	if (pool->dead) {
+		mrkit_pool_reap(pool);	/* unlocks, may free the pool */
+		return;
+	}
+	mrkit_pool_replace(pool);
+	if (READ_ONCE(pool->grow_pending)) {
+		n = min(pool->depth, pool->max_depth - pool->nr_alloc);
+		ret = n ? mrkit_pool_add(pool, n) : 0;
+		if (ret)
+			mrkit_pool_err(pool, "growth by %u failed: %d\n", n, ret);
+		else
+			pool->grown += n;
+		WRITE_ONCE(pool->grow_pending, false);
+	}
+	mutex_unlock(&pool->grow_lock);
+	if (mrkit_head_top(atomic64_read(&pool->head)) != MRKIT_HEAD_NIL)
+		mrkit_pool_wake(pool);
+}
+
+/**
+ * mrkit_pool_create - create a connection's descriptor pool
+ * @pd: protection domain of the connection; the pool's MRs belong to it
+ * @attr: name, depths, page counts, flags and NUMA node
+ *
+ * Allocates @attr->depth descriptors, each with one MR of the type and
+ * size the device supports best (or as asked), on the device's NUMA node
+ * unless @attr->node says otherwise.  Growth up to @attr->max_depth
+ * happens later, on demand.  The pool may outlive any one QP on @pd.
+ *
+ * Context: process context; may sleep.
+ * Return values: the pool, or an ERR_PTR():
+ *   %-EINVAL - no name, a zero depth, a depth above %MRKIT_MAX_DEPTH or
+ *	above @attr->max_depth, or more pages per MR than the device allows.
+ *   %-EOPNOTSUPP - the device cannot do fast registration, or
+ *	%MRKIT_POOL_INTEGRITY was asked for and it lacks integrity handover.
+ *   %-ENOMEM, or the provider's error from MR allocation; nothing is
+ *	left allocated.
+ */
+struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
+				     const struct mrkit_pool_attr *attr)
+{
+	struct ib_device *dev = pd->device;
+	const char *name = attr->name;
+	u32 max_depth = attr->max_depth ?: attr->depth;
+	struct mrkit_pool *pool;
+	enum ib_mr_type type;
+	u32 pages;
+	int node, ret;
+
+	if (!name || !*name) {
+		ibdev_err_ratelimited(dev, "mrkit: a pool needs a name\n");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!attr->depth || attr->depth > max_depth ||
+	    max_depth > MRKIT_MAX_DEPTH) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: bad depth %u / max_depth %u (1 <= depth <= max_depth <= %u)\n",
+				      name, attr->depth, attr->max_depth,
+				      MRKIT_MAX_DEPTH);
+		return ERR_PTR(-EINVAL);
+	}
+	ret = mrkit_check_device(dev, name, attr->flags, attr->pages_per_mr,
+				 &type, &pages);
+	if (ret)
+		return ERR_PTR(ret);
+	if ((attr->flags & MRKIT_POOL_INTEGRITY) &&
+	    attr->meta_pages > dev->attrs.max_pi_fast_reg_page_list_len) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: %u metadata pages exceeds the device maximum %u\n",
+				      name, attr->meta_pages,
+				      dev->attrs.max_pi_fast_reg_page_list_len);
+		return ERR_PTR(-EINVAL);
+	}
+
+	node = attr->node == NUMA_NO_NODE ? ibdev_to_node(dev) : attr->node;
+	pool = mrkit_zalloc(MRKIT_FAULT_POOL_ALLOC, sizeof(*pool), node);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	pool->descs = mrkit_kvzalloc(MRKIT_FAULT_DESCS_ALLOC,
+				     array_size(max_depth, sizeof(*pool->descs)),
+				     node);
+	if (!pool->descs) {
+		ret = -ENOMEM;
+		goto out_free_pool;
+	}
+
+	atomic64_set(&pool->head, mrkit_head_pack(MRKIT_HEAD_NIL, 0, 0));
+	pool->pd = pd;
+	pool->dev = dev;
+	pool->mr_type = type;
+	pool->pages_per_mr = pages;
+	pool->meta_pages = attr->meta_pages ?: pages;
+	pool->depth = attr->depth;
+	pool->max_depth = max_depth;
+	pool->node = node;
+	pool->flags = attr->flags;
+	init_llist_head(&pool->retire_list);
+	mutex_init(&pool->grow_lock);
+	INIT_WORK(&pool->work, mrkit_pool_work);
+	init_waitqueue_head(&pool->wait);
+	strscpy(pool->name, name, sizeof(pool->name));
+
+	mutex_lock(&pool->grow_lock);
+	ret = mrkit_pool_add(pool, attr->depth);
+	mutex_unlock(&pool->grow_lock);
+	if (ret)
+		goto out_free_descs;
+	return pool;
+
+out_free_descs:
+	mutex_destroy(&pool->grow_lock);
+	mrkit_kvfree(pool->descs);
+out_free_pool:
+	mrkit_free(pool);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_create, MRKIT);
+
+/**
+ * mrkit_pool_destroy - deregister a pool's descriptors and free it
+ * @pool: the pool; may be an ERR_PTR or NULL, which is ignored
+ *
+ * Every MR of a free or retired descriptor is deregistered exactly once.
+ * Descriptors still handed out are reported with their count and left
+ * alone: the pool stays allocated until the last of them is put back,
+ * which then deregisters and frees it.  The caller must not get from the
+ * pool, nor race puts with this call.
+ *
+ * Context: process context; may sleep.
+ */
+void mrkit_pool_destroy(struct mrkit_pool *pool)
+{
+	struct mrkit_mr *mr;
+	u32 i, nfree, outstanding = 0;
+
+	if (IS_ERR_OR_NULL(pool))
+		return;
+
+	cancel_work_sync(&pool->work);
+	mutex_lock(&pool->grow_lock);
+	while ((mr = mrkit_pop(pool, &nfree)))
+		atomic_set(&mr->state, MRKIT_MR_RETIRING);
+	llist_del_all(&pool->retire_list);
+
+	for (i = 0; i < pool->nr_alloc; i++) {
+		mr = pool->descs[i];
+		if (atomic_read(&mr->state) != MRKIT_MR_RETIRING) {
+			outstanding++;
+			continue;
+		}
+		if (mr->ibmr)
+			ib_dereg_mr(mr->ibmr);
+		pool->descs[i] = NULL;
+		mrkit_free(mr);
+	}
+
+	if (outstanding) {
+		ibdev_warn(pool->dev,
+			   "mrkit pool %s: destroyed with %u descriptor(s) still in use; they are freed when put back\n",
+			   pool->name, outstanding);
+		atomic_set(&pool->outstanding, outstanding);
+		WRITE_ONCE(pool->dead, true);
+		mutex_unlock(&pool->grow_lock);
+		wake_up_all(&pool->wait);
+		return;
+	}
+	mutex_unlock(&pool->grow_lock);
+	mutex_destroy(&pool->grow_lock);
+	mrkit_pool_free(pool);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
+
+static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
+{
+	atomic64_inc(&pool->exhausted);
+	if (READ_ONCE(pool->nr_alloc) < pool->max_depth &&
+	    !READ_ONCE(pool->grow_pending)) {
+		WRITE_ONCE(pool->grow_pending, true);
+		queue_work(mrkit_wq, &pool->work);
+	}
+	return ERR_PTR(-EAGAIN);
+}
+
+/**
+ * mrkit_mr_get - take a free descriptor from a pool
+ * @pool: the pool
+ *
+ * O(1): one cmpxchg, no lock, no allocation.  When the pool is empty it
+ * counts the event, queues growth if below the maximum depth, and arms the
+ * wake-up of mrkit_pool_wait() sleepers and of the notify callback for the
+ * next descriptor that comes back.
+ *
+ * Context: any (process, softirq, hard irq, CQ callback).
+ * Return values: a descriptor in the RESERVED state, or an ERR_PTR():
+ *   %-EAGAIN - the pool is empty; retry after a put, a notify callback or
+ *	mrkit_pool_wait().
+ *   %-ENODEV - the pool was destroyed.
+ */
+struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool)
+{
+	struct mrkit_mr *mr;
+	u32 nfree, used;
+
+	if (unlikely(READ_ONCE(pool->dead))) {
+		mrkit_pool_err(pool, "get after destroy\n");
+		return ERR_PTR(-ENODEV);
+	}
+	mr = mrkit_pop(pool, &nfree);
+	if (unlikely(!mr)) {
+		WRITE_ONCE(pool->starved, true);
+		/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
+		smp_mb();
+		mr = mrkit_pop(pool, &nfree);
+		if (!mr)
+			return mrkit_pool_empty(pool);
+	}
+	atomic_set(&mr->state, MRKIT_MR_RESERVED);
+
+	used = READ_ONCE(pool->nr_alloc) - nfree - atomic_read(&pool->nr_stale);
+	if (unlikely(used > READ_ONCE(pool->high_water)))
+		WRITE_ONCE(pool->high_water, used);
+	return mr;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_mr_get, MRKIT);
+
+static int mrkit_mr_put_dead(struct mrkit_mr *mr)
+{
+	struct mrkit_pool *pool = mr->pool;
+
+	llist_add(&mr->retire_node, &pool->retire_list);
+	queue_work(mrkit_wq, &pool->work);
+	return 0;
+}
+
+/**
+ * mrkit_mr_put - give a descriptor back to its pool
+ * @mr: a descriptor from mrkit_mr_get()
+ *
+ * A descriptor with no registration exposed (RESERVED or MAPPED) goes back
+ * on the free stack.  A STALE one (a REG_MR or LOCAL_INV on it was flushed
+ * or failed) is never reused: its MR is deregistered and replaced in the
+ * background.  A descriptor whose rkey may still be valid (REGISTERED or
+ * INVALIDATING) is refused: invalidate it first.
+ *
+ * Context: any.
+ * Return values:
+ *   %0 - taken back.
+ *   %-EBUSY - its registration is still live; the caller keeps it.
+ *   %-EINVAL - it is already free (double put); nothing changed.
+ */
+int mrkit_mr_put(struct mrkit_mr *mr)
+{
+	struct mrkit_pool *pool = mr->pool;
+	int st = atomic_read(&mr->state);
+
+	switch (st) {
+	case MRKIT_MR_RESERVED:
+	case MRKIT_MR_MAPPED:
+		if (atomic_cmpxchg(&mr->state, st, MRKIT_MR_FREE) != st)
+			break;
+		if (unlikely(READ_ONCE(pool->dead)))
+			return mrkit_mr_put_dead(mr);
+		mrkit_push(pool, mr);
+		if (unlikely(READ_ONCE(pool->starved)))
+			mrkit_pool_wake(pool);
+		return 0;
+	case MRKIT_MR_STALE:
+		if (atomic_cmpxchg(&mr->state, st, MRKIT_MR_RETIRING) != st)
+			break;
+		if (unlikely(READ_ONCE(pool->dead)))
+			return mrkit_mr_put_dead(mr);
+		llist_add(&mr->retire_node, &pool->retire_list);
+		queue_work(mrkit_wq, &pool->work);
+		return 0;
+	case MRKIT_MR_REGISTERED:
+	case MRKIT_MR_INVALIDATING:
+		mrkit_pool_err(pool,
+			       "put of descriptor %u refused: its rkey 0x%x may still be valid (%s)\n",
+			       mr->idx, mr->ibmr->rkey, mrkit_mr_state_name(st));
+		return -EBUSY;
+	default:
+		break;
+	}
+	mrkit_pool_err(pool, "double put of descriptor %u (state %s)\n",
+		       mr->idx, mrkit_mr_state_name(atomic_read(&mr->state)));
+	return -EINVAL;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_mr_put, MRKIT);
+
+/**
+ * mrkit_mr_transition - move a descriptor between owner-driven states
+ * @mr: the descriptor
+ * @from: the state the caller believes it is in
+ * @to: the new state
+ *
+ * Refuses transitions the state machine does not have, and transitions
+ * from a state the descriptor is not in (a stale completion, a double
+ * invalidation); the descriptor is left unchanged then.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for an illegal or lost transition.
+ */
+int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
+			enum mrkit_mr_state to)
+{
+	int cur;
+
+	if ((unsigned int)from >= MRKIT_MR_NR_STATES ||
+	    (unsigned int)to >= MRKIT_MR_NR_STATES ||
+	    !(mrkit_mr_legal[from] & BIT(to)))
+		goto illegal;
+	cur = atomic_cmpxchg(&mr->state, from, to);
+	if (cur == from) {
+		if (to == MRKIT_MR_STALE)
+			atomic_inc(&mr->pool->nr_stale);
+		return 0;
+	}
+illegal:
+	mrkit_pool_err(mr->pool,
+		       "descriptor %u: illegal transition %s -> %s (it is %s)\n",
+		       mr->idx, mrkit_mr_state_name(from),
+		       mrkit_mr_state_name(to),
+		       mrkit_mr_state_name(atomic_read(&mr->state)));
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_transition);
+
+/**
+ * mrkit_mr_mark_stale - retire a descriptor whose REG or INV failed
+ * @mr: the descriptor, in any owned state
+ *
+ * Called from completion handlers on a flushed or failed REG_MR or
+ * LOCAL_INV.  The descriptor stays with its owner, who puts it back as
+ * usual; it is then replaced instead of reused.
+ *
+ * Context: any.
+ */
+void mrkit_mr_mark_stale(struct mrkit_mr *mr)
+{
+	int cur = atomic_read(&mr->state);
+
+	while (cur >= MRKIT_MR_RESERVED && cur <= MRKIT_MR_INVALIDATING) {
+		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
+			atomic_inc(&mr->pool->nr_stale);
+			return;
+		}
+	}
+	if (cur != MRKIT_MR_STALE)
+		mrkit_pool_err(mr->pool,
+			       "descriptor %u: cannot mark %s descriptor stale\n",
+			       mr->idx, mrkit_mr_state_name(cur));
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale);
+
+/**
+ * mrkit_pool_wait - wait for a descriptor to come back to a pool
+ * @pool: the pool
+ * @timeout: in jiffies
+ *
+ * For ULPs that may block: after mrkit_mr_get() returned -EAGAIN, sleep
+ * until a descriptor is free (a put, growth or a replacement).
+ *
+ * Context: process context; may sleep.
+ * Return values:
+ *   %0 - a descriptor is free now (another getter may still win it).
+ *   %-ETIMEDOUT - none came back in time.
+ *   %-ENODEV - the pool was destroyed.
+ */
+int mrkit_pool_wait(struct mrkit_pool *pool, unsigned long timeout)
+{
+	long left;
+
+	WRITE_ONCE(pool->starved, true);
+	/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
+	smp_mb();
+	left = wait_event_timeout(pool->wait,
+				  READ_ONCE(pool->dead) ||
+				  mrkit_head_top(atomic64_read(&pool->head)) !=
+				  MRKIT_HEAD_NIL, timeout);
+	if (READ_ONCE(pool->dead))
+		return -ENODEV;
+	return left ? 0 : -ETIMEDOUT;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_wait, MRKIT);
+
+/**
+ * mrkit_pool_set_notify - run a callback when a starved pool refills
+ * @pool: the pool
+ * @notify: called once after each mrkit_mr_get() that returned -EAGAIN,
+ *	when a descriptor comes back; NULL disables it
+ * @ctx: its argument
+ *
+ * @notify runs in the context of the put (possibly a CQ callback or hard
+ * irq), so it must not sleep; ULPs typically restart a queue from it.
+ *
+ * Context: any; not concurrently with itself for one pool.
+ */
+void mrkit_pool_set_notify(struct mrkit_pool *pool,
+			   void (*notify)(struct mrkit_pool *pool, void *ctx),
+			   void *ctx)
+{
+	WRITE_ONCE(pool->notify_ctx, ctx);
+	/* The context must be visible before the callback that uses it. */
+	smp_store_release(&pool->notify, notify);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_notify, MRKIT);
+
+/**
+ * mrkit_pool_stats - snapshot a pool's counters
+ * @pool: the pool
+ * @st: filled in
+ *
+ * Context: any.  The fields are read without a lock; each is exact when
+ * the pool is quiescent.
+ */
+void mrkit_pool_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
+{
+	st->allocated = READ_ONCE(pool->nr_alloc);
+	st->in_use = mrkit_pool_in_use(pool);
+	st->high_water = READ_ONCE(pool->high_water);
+	st->exhausted = atomic64_read(&pool->exhausted);
+	st->grown = READ_ONCE(pool->grown);
+	st->stale = atomic_read(&pool->nr_stale);
+	st->stale_replaced = READ_ONCE(pool->stale_replaced);
+	st->depth = pool->depth;
+	st->max_depth = pool->max_depth;
+	st->pages_per_mr = pool->pages_per_mr;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_stats, MRKIT);
+
+/**
+ * mrkit_pool_name - the name a pool was created with
+ * @pool: the pool
+ *
+ * Context: any.
+ * Return: the pool's name, valid as long as the pool.
+ */
+const char *mrkit_pool_name(const struct mrkit_pool *pool)
+{
+	return pool->name;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_name, MRKIT);

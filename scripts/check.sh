@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: every mrkit test, from a fresh Debian 12 machine.
+#  1. installs what it needs (apt)
+#  2. static checks and the out-of-tree build (scripts/static.sh)
+#  3. KUnit under UML: a normal build and a KASAN/lockdep/UBSAN build
+#     (scripts/kunit.sh); failures, skips, missing suites and kernel
+#     splats all fail the run
+# Ends with one "N passed, N failed" line.
+set -uo pipefail
+
+proj=$(cd "$(dirname "$0")/.." && pwd)
+cd "$proj"
+start=$(date +%s)
+"$proj/scripts/deps.sh" check || exit 1
+rm -rf .check
+mkdir -p .check
+
+steps_ok=0
+steps_bad=0
+run() {
+	local name=$1
+	shift
+	echo "=== $name"
+	if "$@"; then
+		steps_ok=$((steps_ok + 1))
+	else
+		steps_bad=$((steps_bad + 1))
+		echo "=== $name: FAILED"
+	fi
+}
+
+run static scripts/static.sh
+run "kunit normal" scripts/kunit.sh normal
+run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" scripts/kunit.sh debug
+
+passed=0
+failed=0
+for c in .check/kunit-*.json.counts; do
+	[ -f "$c" ] || continue
+	read -r p f < "$c"
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "=== summary: $steps_ok of $((steps_ok + steps_bad)) steps ok, $(( $(date +%s) - start )) s"
+echo "$((passed + steps_ok)) passed, $((failed + steps_bad)) failed"
+[ "$steps_bad" -eq 0 ]

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Prepare a kernel tree for the KUnit runs: unpack Debian's linux-source-6.1
+# into a cache directory outside the clone (keyed by package version; /usr/src
+# is only read), hook mrkit into drivers/infiniband as a drop-in would, and
+# point the drop-in directory at this checkout.  Prints the tree's path.
+set -euo pipefail
+
+proj=$(cd "$(dirname "$0")/.." && pwd)
+cache=${MRKIT_CACHE:-/var/cache/mrkit}
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+tree=$cache/src-$ver/linux-source-6.1
+
+if [ ! -f "$tree/.mrkit-prepared" ]; then
+	rm -rf "$cache/src-$ver"
+	mkdir -p "$cache/src-$ver.tmp"
+	tar -C "$cache/src-$ver.tmp" -xJf /usr/src/linux-source-6.1.tar.xz
+	t=$cache/src-$ver.tmp/linux-source-6.1
+	echo 'source "drivers/infiniband/ulp/mrkit/Kconfig"' >> "$t/drivers/infiniband/Kconfig"
+	echo 'obj-$(CONFIG_MRKIT) += mrkit/' >> "$t/drivers/infiniband/ulp/Makefile"
+	touch "$t/.mrkit-prepared"
+	mv "$cache/src-$ver.tmp" "$cache/src-$ver"
+fi
+ln -sfn "$proj" "$tree/drivers/infiniband/ulp/mrkit"
+echo "$tree"
