@@ -27,6 +27,7 @@
  *	registration state is unknown, so it is never reused.
  * @MRKIT_MR_RETIRING: a stale descriptor given back; its MR is being
  *	deregistered and replaced.
+ * @MRKIT_MR_NR_STATES: number of states.
  */
 enum mrkit_mr_state {
 	MRKIT_MR_FREE,
@@ -122,7 +123,7 @@ struct mrkit_pool {
 	u32			grown;
 	u64			stale_replaced;
 	struct llist_head	retire_list;
-	struct mutex		grow_lock;
+	struct mutex		grow_lock;	/* see the kernel-doc above */
 	struct work_struct	work;
 	bool			grow_pending;
 	atomic_t		outstanding;
@@ -132,12 +133,14 @@ struct mrkit_pool {
 	char			name[32];
 };
 
+/* One ratelimited line naming the device and the pool. */
 #define mrkit_pool_err(pool, fmt, ...)					\
-	ibdev_err_ratelimited((pool)->dev, "mrkit pool %s: " fmt,	\
-			      (pool)->name, ##__VA_ARGS__)
-#define mrkit_pool_warn(pool, fmt, ...)					\
-	ibdev_warn_ratelimited((pool)->dev, "mrkit pool %s: " fmt,	\
-			       (pool)->name, ##__VA_ARGS__)
+	do {								\
+		const struct mrkit_pool *__mp = (pool);			\
+									\
+		ibdev_err_ratelimited(__mp->dev, "mrkit pool %s: " fmt,	\
+				      __mp->name, ##__VA_ARGS__);	\
+	} while (0)
 
 extern struct workqueue_struct *mrkit_wq;
 

@@ -47,7 +47,7 @@ struct fake_dev {
 	struct ib_device	ibdev;	/* must be first: ib_alloc_device() */
 	struct ib_pd		*pd;
 	struct ib_qp		*qp;
-	spinlock_t		lock;
+	spinlock_t		lock;	/* counters, fault plan, records */
 	atomic_t		mrs_alive;
 	unsigned int		calls[FAKE_OP_NR];
 	unsigned int		fail_at[FAKE_OP_NR];	/* absolute call number */

@@ -500,13 +500,15 @@ static void pool_state_machine_test(struct kunit *test)
 	switch (mrkit_mr_state(mr)) {
 	case MRKIT_MR_REGISTERED:
 		KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), -EBUSY);
-		KUNIT_EXPECT_EQ(test, mrkit_mr_transition(mr,
-				MRKIT_MR_REGISTERED, MRKIT_MR_INVALIDATING), 0);
+		ret = mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					  MRKIT_MR_INVALIDATING);
+		KUNIT_EXPECT_EQ(test, ret, 0);
 		fallthrough;
 	case MRKIT_MR_INVALIDATING:
 		KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), -EBUSY);
-		KUNIT_EXPECT_EQ(test, mrkit_mr_transition(mr,
-				MRKIT_MR_INVALIDATING, MRKIT_MR_RESERVED), 0);
+		ret = mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+					  MRKIT_MR_RESERVED);
+		KUNIT_EXPECT_EQ(test, ret, 0);
 		break;
 	default:
 		break;
