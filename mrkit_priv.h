@@ -48,10 +48,23 @@ enum mrkit_mr_state {
  *	and the pool's get/put.
  * @idx: slot in &mrkit_pool.descs.
  * @next_free: free-stack link, meaningful only while %MRKIT_MR_FREE.
- * @retire_node: link on &mrkit_pool.retire_list.
- * @cqe: completion entry for the descriptor's own REG/INV WRs.
- * @reg: REG_MR work request (never live together with @inv).
- * @inv: LOCAL_INV / READ_WITH_INV work request.
+ * @dev_valid: the device holds a valid registration under @inv_key (a
+ *	REG_MR was posted and no invalidation has completed since).
+ * @orphan: a WR on it was posted but its completion can no longer be
+ *	awaited (a chain failed to post after it): parked until the QP is
+ *	drained.
+ * @chained_inv: the chain being posted invalidates its old key first.
+ * @inv_key: the key registered at the device while @dev_valid.
+ * @io: the I/O holding it, while it is handed out.
+ * @io_next: next descriptor of the same I/O.
+ * @retire_node: link on &mrkit_pool.retire_list or .orphan_list.
+ * @reg_cqe: completion entry of its REG_MR.
+ * @inv_cqe: completion entry of its LOCAL_INV, or of its RDMA READ.
+ * @reg: REG_MR work request.
+ * @inv: LOCAL_INV work request, or
+ * @rdma: RDMA READ (WITH_INV) work request; WRs are copied into the send
+ *	queue by ib_post_send(), so one slot serves successive chains.
+ * @sge: the READ's local SGE.
  */
 struct mrkit_mr {
 	struct ib_mr		*ibmr;
@@ -59,12 +72,21 @@ struct mrkit_mr {
 	atomic_t		state;
 	u16			idx;
 	u16			next_free;
+	bool			dev_valid;
+	bool			orphan;
+	bool			chained_inv;
+	u32			inv_key;
+	struct mrkit_io		*io;
+	struct mrkit_mr		*io_next;
 	struct llist_node	retire_node;
-	struct ib_cqe		cqe;
+	struct ib_cqe		reg_cqe;
+	struct ib_cqe		inv_cqe;
+	struct ib_reg_wr	reg;
 	union {
-		struct ib_reg_wr	reg;
 		struct ib_send_wr	inv;
+		struct ib_rdma_wr	rdma;
 	};
+	struct ib_sge		sge;
 };
 
 /**
@@ -91,6 +113,7 @@ struct mrkit_mr {
  * @grown: descriptors added by growth.
  * @stale_replaced: stale descriptors whose MR was replaced.
  * @retire_list: stale descriptors given back, awaiting replacement.
+ * @orphan_list: descriptors parked until mrkit_pool_qp_drained().
  * @grow_lock: serializes growth, replacement and destroy.
  * @work: growth, replacement and dead-pool reaping.
  * @grow_pending: growth was asked for and has not run yet.
@@ -123,6 +146,7 @@ struct mrkit_pool {
 	u32			grown;
 	u64			stale_replaced;
 	struct llist_head	retire_list;
+	struct llist_head	orphan_list;
 	struct mutex		grow_lock;	/* see the kernel-doc above */
 	struct work_struct	work;
 	bool			grow_pending;
@@ -148,6 +172,19 @@ int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
 			enum mrkit_mr_state to);
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);
 const char *mrkit_mr_state_name(enum mrkit_mr_state state);
+int mrkit_mr_put_valid(struct mrkit_mr *mr);
+void mrkit_io_hand_out(struct mrkit_io *io);
+enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io);
+
+/* &mrkit_io.state */
+enum mrkit_io_state {
+	MRKIT_IO_IDLE,
+	MRKIT_IO_MAPPED,	/* descriptors mapped, nothing handed out */
+	MRKIT_IO_HANDED_OUT,	/* rkeys given to the ULP, not posted */
+	MRKIT_IO_POSTED,	/* REG_MRs posted (some may have failed) */
+	MRKIT_IO_INVALIDATING,	/* the invalidation chain is posted */
+	MRKIT_IO_DONE,
+};
 
 static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)
 {

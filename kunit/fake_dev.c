@@ -112,6 +112,9 @@ static struct ib_mr *fake_new_mr(struct fake_dev *fdev, u32 max_pages)
 	key = ((atomic_inc_return(&key_seq) & 0xffffff) << 8) | 0x5a;
 	fmr->ibmr.lkey = key;
 	fmr->ibmr.rkey = key;
+	spin_lock_irq(&fdev->lock);
+	list_add(&fmr->node, &fdev->mrs);
+	spin_unlock_irq(&fdev->lock);
 	atomic_inc(&fdev->mrs_alive);
 	return &fmr->ibmr;
 }
@@ -158,6 +161,9 @@ static int fake_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 	 * fails here: failing it would leak for real.
 	 */
 	fake_call(fdev, FAKE_OP_DEREG_MR, &err);
+	spin_lock_irq(&fdev->lock);
+	list_del(&fmr->node);
+	spin_unlock_irq(&fdev->lock);
 	atomic_dec(&fdev->mrs_alive);
 	kfree(fmr->pages);
 	kfree(fmr);
@@ -213,8 +219,25 @@ static int fake_check_mr_status(struct ib_mr *mr, u32 check_mask,
 	return 0;
 }
 
-/* Apply one WR to the fake's device state; false if the device rejects it. */
-static bool fake_exec(const struct ib_send_wr *wr)
+/* Invalidate the valid registration under @key; false if there is none. */
+static bool fake_invalidate(struct fake_dev *fdev, u32 key)
+{
+	struct fake_mr *fmr;
+
+	list_for_each_entry(fmr, &fdev->mrs, node) {
+		if (fmr->valid && fmr->dev_key == key) {
+			fmr->valid = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Apply one WR to the fake's device state, under fdev->lock; false if a
+ * real device would reject it (and move the QP to error).
+ */
+static bool fake_exec(struct fake_dev *fdev, const struct ib_send_wr *wr)
 {
 	const struct ib_reg_wr *reg;
 	struct fake_mr *fmr;
@@ -227,10 +250,32 @@ static bool fake_exec(const struct ib_send_wr *wr)
 		if (fmr->valid)
 			return false;	/* REG on a valid MR kills real QPs */
 		fmr->valid = true;
+		fmr->dev_key = reg->key;
 		return true;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return fake_invalidate(fdev, wr->ex.invalidate_rkey);
 	default:
 		return true;
 	}
+}
+
+/**
+ * fake_count - count recorded WRs of one opcode
+ * @fdev: the fake device
+ * @from: first record index to look at
+ * @op: the opcode
+ *
+ * Return: how many records from @from on have @op.
+ */
+unsigned int fake_count(struct fake_dev *fdev, unsigned int from,
+			enum ib_wr_opcode op)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < fdev->nr_recs; i++)
+		n += fdev->recs[i].opcode == op;
+	return n;
 }
 
 static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
@@ -269,15 +314,29 @@ static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 			rec->iova = rec->mr->iova;
 			rec->length = rec->mr->length;
 			break;
-		case IB_WR_LOCAL_INV:
 		case IB_WR_RDMA_READ_WITH_INV:
+		case IB_WR_RDMA_READ:
+		case IB_WR_RDMA_WRITE:
+			rec->remote_addr = rdma_wr(wr)->remote_addr;
+			rec->rkey = rdma_wr(wr)->rkey;
+			if (wr->num_sge) {
+				rec->lkey = wr->sg_list[0].lkey;
+				rec->iova = wr->sg_list[0].addr;
+				rec->length = wr->sg_list[0].length;
+			}
+			rec->key = wr->ex.invalidate_rkey;
+			break;
+		case IB_WR_LOCAL_INV:
 		case IB_WR_SEND_WITH_INV:
 			rec->key = wr->ex.invalidate_rkey;
 			break;
 		default:
 			break;
 		}
-		fake_exec(wr);
+		if (!fake_exec(fdev, wr)) {
+			rec->rejected = true;
+			fdev->exec_errors++;
+		}
 	}
 	spin_unlock_irqrestore(&fdev->lock, flags);
 	return err;
@@ -363,11 +422,12 @@ static int fake_res_init(struct kunit_resource *res, void *context)
 	if (!fdev)
 		return -ENOMEM;
 	spin_lock_init(&fdev->lock);
+	INIT_LIST_HEAD(&fdev->mrs);
 	ib_set_device_ops(&fdev->ibdev, &fake_ops);
 	if (dev_set_name(&fdev->ibdev.dev, "mrkit_fake%d",
 			 atomic_inc_return(&fake_dev_seq)))
 		goto err_dev;
-	fdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	fdev->ibdev.node_type = attr->iwarp ? RDMA_NODE_RNIC : RDMA_NODE_IB_CA;
 	fdev->ibdev.phys_port_cnt = 1;
 	a = &fdev->ibdev.attrs;
 	if (!attr->no_defaults) {

@@ -32,7 +32,11 @@ struct fake_wr_rec {
 	u64			iova;
 	u64			length;
 	struct ib_mr		*mr;
+	u64			remote_addr;
+	u32			rkey;
+	u32			lkey;		/* READ: the sink's lkey */
 	bool			completed;
+	bool			rejected;	/* the "device" refused it */
 };
 
 struct fake_mr {
@@ -41,6 +45,8 @@ struct fake_mr {
 	u32			max_pages;
 	u32			npages;
 	bool			valid;		/* registered at the "device" */
+	u32			dev_key;	/* key it was registered with */
+	struct list_head	node;		/* on fake_dev.mrs */
 };
 
 struct fake_dev {
@@ -54,6 +60,8 @@ struct fake_dev {
 	int			fail_err[FAKE_OP_NR];
 	unsigned int		post_fail_wr;	/* index of the bad WR */
 	unsigned int		nr_posts;
+	unsigned int		exec_errors;	/* WRs the device refused */
+	struct list_head	mrs;
 	unsigned int		nr_recs;
 	unsigned int		next_complete;
 	struct fake_wr_rec	recs[FAKE_MAX_RECORDS];
@@ -70,6 +78,7 @@ struct fake_dev_attr {
 	u64	device_cap_flags;
 	u64	kernel_cap_flags;
 	bool	no_defaults;
+	bool	iwarp;
 };
 
 struct fake_dev *fake_dev_create(struct kunit *test,
@@ -79,6 +88,8 @@ void fake_fail_nth(struct fake_dev *fdev, enum fake_op op, unsigned int n,
 void fake_fail_clear(struct fake_dev *fdev);
 unsigned int fake_complete(struct fake_dev *fdev, enum ib_wc_status status,
 			   unsigned int max);
+unsigned int fake_count(struct fake_dev *fdev, unsigned int from,
+			enum ib_wr_opcode op);
 static inline struct fake_mr *to_fake_mr(struct ib_mr *mr)
 {
 	return container_of(mr, struct fake_mr, ibmr);

@@ -275,11 +275,13 @@ static int mrk_side_resources(struct mrk_pair *pair, struct mrk_side *side,
 	struct ib_qp_init_attr qpa = {};
 	int ret;
 
-	side->pd = ib_alloc_pd(id->device, 0);
-	if (IS_ERR(side->pd)) {
-		ret = PTR_ERR(side->pd);
-		side->pd = NULL;
-		return ret;
+	if (!side->pd) {
+		side->pd = ib_alloc_pd(id->device, 0);
+		if (IS_ERR(side->pd)) {
+			ret = PTR_ERR(side->pd);
+			side->pd = NULL;
+			return ret;
+		}
 	}
 	side->cq = ib_alloc_cq(id->device, NULL, 1024, 0, IB_POLL_DIRECT);
 	if (IS_ERR(side->cq)) {
@@ -380,7 +382,7 @@ static void mrk_side_destroy(struct mrk_side *side)
 	if (side->cq)
 		ib_free_cq(side->cq);
 	side->cq = NULL;
-	if (side->pd)
+	if (side->pd && !side->borrowed_pd)
 		ib_dealloc_pd(side->pd);
 	side->pd = NULL;
 }
@@ -397,6 +399,8 @@ static void mrk_pair_teardown(struct mrk_pair *pair)
 		wait_for_completion_timeout(&pair->disconnected, t);
 	if (pair->peer.qp)
 		wait_for_completion_timeout(&pair->peer_disconnected, t);
+	if (pair->peer_mr)
+		ib_dereg_mr(pair->peer_mr);
 	if (pair->pbuf_dma)
 		ib_dma_unmap_single(pair->dev, pair->pbuf_dma, MRK_PEER_BUF,
 				    DMA_BIDIRECTIONAL);
@@ -524,6 +528,21 @@ static void mrk_pair_res_free(struct kunit_resource *res)
  */
 struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind)
 {
+	return mrk_pair_create_pd(test, kind, NULL);
+}
+
+/**
+ * mrk_pair_create_pd - a connected pair whose local side uses a given PD
+ * @test: the test; the pair is torn down when it ends
+ * @kind: which device
+ * @local_pd: the local side's PD (borrowed, not freed), or NULL for a new
+ *	one; lets several connections reach memory one pool registered
+ *
+ * Return: the pair; the test is aborted if it cannot be made.
+ */
+struct mrk_pair *mrk_pair_create_pd(struct kunit *test, enum mrk_kind kind,
+				    struct ib_pd *local_pd)
+{
 	struct mrk_pair *pair, *ret;
 
 	KUNIT_ASSERT_EQ(test, mrk_devices_setup(), 0);
@@ -531,6 +550,8 @@ struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind)
 	KUNIT_ASSERT_NOT_NULL(test, pair);
 	pair->test = test;
 	pair->kind = kind;
+	pair->local.pd = local_pd;
+	pair->local.borrowed_pd = local_pd;
 	ret = kunit_alloc_resource(test, mrk_pair_res_init, mrk_pair_res_free,
 				   GFP_KERNEL, pair);
 	if (!ret)
@@ -665,4 +686,84 @@ int mrk_peer_access_dead(struct mrk_pair *pair, u64 raddr, u32 rkey,
 out:
 	kfree(before);
 	return ret;
+}
+
+/**
+ * mrk_peer_post_recv - the peer posts a receive into its buffer
+ * @pair: the pair
+ * @off: offset in the peer's buffer
+ * @len: bytes
+ * @w: completion, polled with mrk_poll()
+ *
+ * Return: the post's result.
+ */
+int mrk_peer_post_recv(struct mrk_pair *pair, u32 off, u32 len,
+		       struct mrk_wait *w)
+{
+	struct ib_sge sge = {
+		.addr = pair->pbuf_dma + off,
+		.length = len,
+		.lkey = pair->peer.pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &w->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	mrk_wait_init(w);
+	return ib_post_recv(pair->peer.qp, &wr, NULL);
+}
+
+/**
+ * mrk_peer_reg - the peer registers part of its buffer for remote access
+ * @pair: the pair; the MR lives as long as the pair (one per pair)
+ * @off: offset in the peer's buffer
+ * @len: bytes
+ * @rkey: its rkey
+ * @iova: its iova
+ *
+ * Return: 0, or an error from allocation, mapping or the REG_MR.
+ */
+int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,
+		 u64 *iova)
+{
+	struct scatterlist sg;
+	struct ib_reg_wr reg = {};
+	struct mrk_wait w;
+	struct ib_mr *mr;
+	int n, ret;
+
+	if (pair->peer_mr || off + len > MRK_PEER_BUF)
+		return -EINVAL;
+	mr = ib_alloc_mr(pair->peer.pd, IB_MR_TYPE_MEM_REG,
+			 DIV_ROUND_UP(len, PAGE_SIZE) + 1);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	pair->peer_mr = mr;
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = pair->pbuf_dma + off;
+	sg_dma_len(&sg) = len;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	mrk_wait_init(&w);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &w.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+	ret = ib_post_send(pair->peer.qp, &reg.wr, NULL);
+	if (ret)
+		return ret;
+	ret = mrk_poll(pair, &w, 5000);
+	if (ret)
+		return ret;
+	if (w.wc.status != IB_WC_SUCCESS)
+		return -EIO;
+	*rkey = mr->rkey;
+	*iova = mr->iova;
+	return 0;
 }

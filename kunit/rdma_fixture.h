@@ -19,6 +19,7 @@ enum mrk_kind {
 struct mrk_side {
 	struct rdma_cm_id	*id;
 	struct ib_pd		*pd;
+	bool			borrowed_pd;
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
 };
@@ -46,6 +47,7 @@ struct mrk_pair {
 	struct mrk_side		peer;
 	void			*pbuf;
 	u64			pbuf_dma;
+	struct ib_mr		*peer_mr;	/* see mrk_peer_reg() */
 	/* connection manager state, written by the CM handlers */
 	struct completion	resolved;
 	struct completion	established;
@@ -59,6 +61,12 @@ const char *mrk_kind_name(enum mrk_kind kind);
 int mrk_devices_setup(void);
 struct ib_device *mrk_device(enum mrk_kind kind);
 struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind);
+struct mrk_pair *mrk_pair_create_pd(struct kunit *test, enum mrk_kind kind,
+				    struct ib_pd *local_pd);
+int mrk_peer_post_recv(struct mrk_pair *pair, u32 off, u32 len,
+		       struct mrk_wait *w);
+int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,
+		 u64 *iova);
 
 void mrk_wait_init(struct mrk_wait *w);
 int mrk_poll(struct mrk_pair *pair, struct mrk_wait *w, unsigned int ms);

@@ -355,6 +355,8 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 			continue;
 		}
 		mr->ibmr = ibmr;
+		mr->dev_valid = false;
+		mr->orphan = false;
 		pool->stale_replaced++;
 		atomic_set(&mr->state, MRKIT_MR_FREE);
 		atomic_dec(&pool->nr_stale);
@@ -507,6 +509,7 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	pool->node = node;
 	pool->flags = attr->flags;
 	init_llist_head(&pool->retire_list);
+	init_llist_head(&pool->orphan_list);
 	mutex_init(&pool->grow_lock);
 	INIT_WORK(&pool->work, mrkit_pool_work);
 	init_waitqueue_head(&pool->wait);
@@ -553,6 +556,7 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 	while ((mr = mrkit_pop(pool, &nfree)))
 		atomic_set(&mr->state, MRKIT_MR_RETIRING);
 	llist_del_all(&pool->retire_list);
+	llist_del_all(&pool->orphan_list);
 
 	for (i = 0; i < pool->nr_alloc; i++) {
 		mr = pool->descs[i];
@@ -681,6 +685,11 @@ int mrkit_mr_put(struct mrkit_mr *mr)
 			break;
 		if (unlikely(READ_ONCE(pool->dead)))
 			return mrkit_mr_put_dead(mr);
+		if (mr->orphan) {
+			/* A posted WR may still reference it: wait for the drain. */
+			llist_add(&mr->retire_node, &pool->orphan_list);
+			return 0;
+		}
 		llist_add(&mr->retire_node, &pool->retire_list);
 		queue_work(mrkit_wq, &pool->work);
 		return 0;
@@ -698,6 +707,59 @@ int mrkit_mr_put(struct mrkit_mr *mr)
 	return -EINVAL;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_mr_put, MRKIT);
+
+/**
+ * mrkit_mr_put_valid - give back a descriptor whose registration is live
+ * @mr: a REGISTERED descriptor
+ *
+ * Lazy invalidation only: the rkey stays valid at the device and the
+ * descriptor's next registration invalidates it first.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if @mr is not REGISTERED.
+ */
+int mrkit_mr_put_valid(struct mrkit_mr *mr)
+{
+	struct mrkit_pool *pool = mr->pool;
+
+	if (atomic_cmpxchg(&mr->state, MRKIT_MR_REGISTERED, MRKIT_MR_FREE) !=
+	    MRKIT_MR_REGISTERED) {
+		mrkit_pool_err(pool, "descriptor %u: lazy put of a %s descriptor\n",
+			       mr->idx, mrkit_mr_state_name(mrkit_mr_state(mr)));
+		return -EINVAL;
+	}
+	if (unlikely(READ_ONCE(pool->dead)))
+		return mrkit_mr_put_dead(mr);
+	mrkit_push(pool, mr);
+	if (unlikely(READ_ONCE(pool->starved)))
+		mrkit_pool_wake(pool);
+	return 0;
+}
+
+/**
+ * mrkit_pool_qp_drained - release descriptors parked after failed posts
+ * @pool: the pool
+ *
+ * When a chain fails to post part-way, WRs already posted may still
+ * reference descriptors whose completion mrkit cannot wait for; those are
+ * parked.  Once the ULP has drained or destroyed the QP (so no WR can
+ * reference them any more) it calls this, and they are deregistered and
+ * replaced.  mrkit_pool_destroy() releases them too.
+ *
+ * Context: process context (after ib_drain_qp() or QP destruction).
+ */
+void mrkit_pool_qp_drained(struct mrkit_pool *pool)
+{
+	struct llist_node *list = llist_del_all(&pool->orphan_list);
+	struct mrkit_mr *mr, *tmp;
+
+	if (!list)
+		return;
+	llist_for_each_entry_safe(mr, tmp, list, retire_node)
+		llist_add(&mr->retire_node, &pool->retire_list);
+	queue_work(mrkit_wq, &pool->work);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_qp_drained, MRKIT);
 
 /**
  * mrkit_mr_transition - move a descriptor between owner-driven states
@@ -757,7 +819,8 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 			return;
 		}
 	}
-	if (cur != MRKIT_MR_STALE)
+	/* A late flush of a parked or retired descriptor changes nothing. */
+	if (cur != MRKIT_MR_STALE && cur != MRKIT_MR_RETIRING)
 		mrkit_pool_err(mr->pool,
 			       "descriptor %u: cannot mark %s descriptor stale\n",
 			       mr->idx, mrkit_mr_state_name(cur));

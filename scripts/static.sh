@@ -15,8 +15,8 @@ mkdir -p "$out"
 cd "$proj"
 fail=0
 
-mapfile -t srcs < <(git ls-files '*.c' '*.h')
-mapfile -t others < <(git ls-files Kconfig Kbuild '*/Kbuild' '*/Makefile' Makefile)
+mapfile -t srcs < <(git ls-files --cached --others --exclude-standard '*.c' '*.h')
+mapfile -t others < <(git ls-files --cached --others --exclude-standard Kconfig Kbuild '*/Kbuild' '*/Makefile' Makefile)
 
 if ! perl "$tree/scripts/checkpatch.pl" --no-tree --strict --terse \
 	--show-types --ignore SPDX_LICENSE_TAG -f "${srcs[@]}" "${others[@]}" \

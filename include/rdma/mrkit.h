@@ -128,4 +128,143 @@ void mrkit_pool_set_notify(struct mrkit_pool *pool,
 			   void (*notify)(struct mrkit_pool *pool, void *ctx),
 			   void *ctx);
 
+/**
+ * enum mrkit_dir - who accesses a registration, and how
+ * @MRKIT_PEER_WRITES: the peer RDMA-WRITEs into the buffer (e.g. the data
+ *	of a read command): LOCAL_WRITE | REMOTE_WRITE, DMA_FROM_DEVICE.
+ * @MRKIT_PEER_READS: the peer RDMA-READs the buffer: REMOTE_READ,
+ *	DMA_TO_DEVICE.
+ * @MRKIT_PEER_BIDI: both: LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ.
+ * @MRKIT_LOCAL_SINK: no peer access; the sink of our own RDMA READ (a
+ *	target pulling write data): LOCAL_WRITE, plus REMOTE_WRITE on iWARP,
+ *	where the READ response is placed by the peer's "write".
+ */
+enum mrkit_dir {
+	MRKIT_PEER_WRITES = 1,
+	MRKIT_PEER_READS,
+	MRKIT_PEER_BIDI,
+	MRKIT_LOCAL_SINK,
+};
+
+/**
+ * enum mrkit_map_flags - options of mrkit_io_map()
+ * @MRKIT_MAP_DMA: mrkit DMA-maps the list (and unmaps it when the I/O is
+ *	released); without it the list is already DMA-mapped by the caller
+ *	and @nents is the DMA-mapped entry count.
+ * @MRKIT_MAP_NO_SPLIT: the list must fit one descriptor; -EINVAL if not.
+ * @MRKIT_MAP_4K: 4 KiB pages instead of PAGE_SIZE.
+ * @MRKIT_MAP_IOVA_ZERO: zero-based iova (each segment starts at 0).
+ * @MRKIT_MAP_IOVA_TAG: the low 32 bits of the DMA address with the I/O's
+ *	tag (mrkit_io_set_tag()) in the high 32 bits.
+ */
+enum mrkit_map_flags {
+	MRKIT_MAP_DMA		= 1 << 0,
+	MRKIT_MAP_NO_SPLIT	= 1 << 1,
+	MRKIT_MAP_4K		= 1 << 2,
+	MRKIT_MAP_IOVA_ZERO	= 1 << 3,
+	MRKIT_MAP_IOVA_TAG	= 1 << 4,
+};
+
+/**
+ * struct mrkit_seg - one registered segment, as advertised to the peer
+ * @addr: the iova the peer addresses
+ * @length: bytes
+ * @key: the rkey
+ */
+struct mrkit_seg {
+	u64	addr;
+	u32	length;
+	u32	key;
+};
+
+/**
+ * enum mrkit_release_flags - options of mrkit_io_release()
+ * @MRKIT_RELEASE_LAZY: leave live rkeys valid; each descriptor's next
+ *	registration invalidates its old key first (the iSER / rdma_rw
+ *	scheme).  Only for protocols where the peer can no longer use them.
+ */
+enum mrkit_release_flags {
+	MRKIT_RELEASE_LAZY	= 1 << 0,
+};
+
+struct mrkit_io;
+
+/**
+ * typedef mrkit_io_done_t - an I/O's registrations are all invalid
+ * @io: the I/O
+ * @status: 0, or a negative errno when an invalidation failed (its
+ *	descriptors are retired, never reused)
+ *
+ * Runs in CQ completion context (or in the caller's context when nothing
+ * had to be posted).  The memory the I/O registered may be reused now.
+ */
+typedef void (*mrkit_io_done_t)(struct mrkit_io *io, int status);
+
+/**
+ * struct mrkit_io - the registrations of one I/O
+ *
+ * Embedded in the ULP's request; set up by mrkit_io_init().  All fields
+ * are mrkit's; a ULP reads them only through the accessors.
+ */
+struct mrkit_io {
+	/* private: */
+	struct mrkit_pool	*pool;
+	struct mrkit_mr		*mrs;
+	struct ib_qp		*qp;
+	struct scatterlist	*sgl;
+	int			sg_nents;
+	u16			nr_mrs;
+	u8			dir;
+	u8			state;
+	u32			map_flags;
+	u32			tag;
+	int			access;
+	u32			nr_wrs;
+	int			status;
+	mrkit_io_done_t		done;
+	struct completion	*waiter;
+};
+
+void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
+		   enum mrkit_dir dir, mrkit_io_done_t done);
+int mrkit_io_set_access(struct mrkit_io *io, int access);
+void mrkit_io_set_tag(struct mrkit_io *io, u32 tag);
+int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
+		 u32 flags);
+int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
+		  unsigned int max);
+int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
+		  struct ib_send_wr *wr);
+int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
+		       u32 rkey);
+int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp);
+int mrkit_io_invalidate_sync(struct mrkit_io *io, struct ib_qp *qp);
+int mrkit_io_release(struct mrkit_io *io, u32 flags);
+void mrkit_pool_qp_drained(struct mrkit_pool *pool);
+
+/**
+ * mrkit_io_nr_mrs - descriptors an I/O holds
+ * @io: the I/O
+ *
+ * Return: the number of registrations (segments) of @io.
+ */
+static inline unsigned int mrkit_io_nr_mrs(const struct mrkit_io *io)
+{
+	return io->nr_mrs;
+}
+
+/**
+ * mrkit_io_nr_wrs - send WRs the last chain built for an I/O holds
+ * @io: the I/O
+ *
+ * For send-queue credit accounting: valid after mrkit_io_post(),
+ * mrkit_io_post_read() or mrkit_io_invalidate().
+ *
+ * Return: the number of WRs, the caller's own included.
+ */
+static inline unsigned int mrkit_io_nr_wrs(const struct mrkit_io *io)
+{
+	return io->nr_wrs;
+}
+
 #endif /* _RDMA_MRKIT_H */

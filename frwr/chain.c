@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mrkit: work-request chains for one I/O - registration, RDMA READ into
+ * local sinks, invalidation - and their completions.
+ *
+ * Normal operation
+ * ----------------
+ * mrkit_io_post() posts, with one ib_post_send(), a LOCAL_INV for every
+ * descriptor that still holds a lazily kept registration, then one
+ * unsignaled REG_MR per descriptor, then the caller's own WR(s) (a SEND
+ * carrying the rkeys, an RDMA op).  The caller's WRs carry the signal.
+ * mrkit_io_post_read() does the same with one RDMA READ per descriptor in
+ * place of the caller's WRs; on iWARP each is an RDMA_READ_WITH_INV that
+ * also invalidates its sink.
+ *
+ * mrkit_io_invalidate() posts one LOCAL_INV per live registration with
+ * only the last one signaled: on one send queue the completion of the last
+ * WR implies every earlier one completed.  That completion finishes the
+ * I/O: descriptors go back to the pool (a DMA mapping mrkit made is
+ * undone) and then, and only then, the ULP's done callback runs.  The sync
+ * variant waits for the same completion instead.  All WRs and cqes live
+ * in the descriptors: nothing is allocated per I/O.
+ *
+ * Recovery
+ * --------
+ * A REG_MR or LOCAL_INV that completes in error (flushes included) marks
+ * its descriptor STALE: its registration state is unknown, so the pool
+ * deregisters and replaces it instead of reusing it.
+ *
+ * A post that fails part-way is split with bad_wr into posted and
+ * unposted WRs.  Unposted REG_MRs return their descriptors to MAPPED (or
+ * REGISTERED-not-live) as if never handed out; posted ones are reclaimed
+ * only by completions.  When no completion can be awaited for a posted WR
+ * (the signaled WR after it was not posted), its descriptor is parked
+ * ("orphan") until the ULP reports the QP drained
+ * (mrkit_pool_qp_drained()) or destroys the pool, instead of mrkit
+ * waiting for a completion that cannot come.  The caller always gets the
+ * errno.
+ *
+ * Serialization
+ * -------------
+ * The ULP serializes calls on one I/O.  Completion handlers run in CQ
+ * context and touch only the I/O whose chain completed; they race with
+ * nothing else on it because the I/O is INVALIDATING (or POSTED for a
+ * READ) until they finish it.  Descriptor state changes go through
+ * cmpxchg (mrkit_mr_transition()), so a stray completion cannot move a
+ * descriptor out of a state it is not in.
+ */
+
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <rdma/mrkit.h>
+
+#include "mrkit_priv.h"
+
+static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
+			    bool notify);
+static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
+
+/* WARNING: Only wr_cqe and status are reliable in these handlers. */
+
+static void mrkit_wc_reg(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
+					   reg_cqe);
+
+	/* REG_MRs are unsignaled: only failures and flushes come here. */
+	if (wc->status != IB_WC_SUCCESS) {
+		mrkit_pool_err(mr->pool, "REG_MR of descriptor %u: %s\n",
+			       mr->idx, ib_wc_status_msg(wc->status));
+		mrkit_mr_mark_stale(mr);
+	}
+}
+
+static void mrkit_wc_inv(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
+					   inv_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		mrkit_pool_err(mr->pool, "LOCAL_INV of descriptor %u: %s\n",
+			       mr->idx, ib_wc_status_msg(wc->status));
+		mrkit_mr_mark_stale(mr);
+	}
+}
+
+/* The signaled last WR of an invalidation or READ chain. */
+static void mrkit_wc_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
+					   inv_cqe);
+
+	mrkit_wc_inv(cq, wc);
+	mrkit_io_finish(mr->io, wc->status == IB_WC_SUCCESS ? 0 : -EIO, true,
+			true);
+}
+
+/* The last READ of a non-iWARP READ chain: now invalidate the sinks. */
+static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
+					   inv_cqe);
+	struct mrkit_io *io = mr->io;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		mrkit_pool_err(mr->pool, "RDMA READ into descriptor %u: %s\n",
+			       mr->idx, ib_wc_status_msg(wc->status));
+		mrkit_io_finish(io, -EIO, true, true);
+		return;
+	}
+	mrkit_io_post_inv(io, io->qp);
+}
+
+/*
+ * Give one descriptor back after its I/O finished.  @drained: the chain
+ * that finished the I/O completed, so no WR references the descriptor.
+ */
+static void mrkit_io_put_one(struct mrkit_io *io, struct mrkit_mr *mr,
+			     int status, bool drained)
+{
+	switch (mrkit_mr_state(mr)) {
+	case MRKIT_MR_INVALIDATING:
+		if (status) {
+			mrkit_mr_mark_stale(mr);
+			break;
+		}
+		mr->dev_valid = false;
+		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+				    MRKIT_MR_RESERVED);
+		break;
+	case MRKIT_MR_REGISTERED:
+		/* Handed out, never posted: nothing live at the device. */
+		if (!mr->dev_valid || mr->inv_key != mr->ibmr->rkey) {
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+			break;
+		}
+		/*
+		 * A live registration nobody will invalidate: retire it
+		 * (deregistration kills the rkey), and if a WR may still
+		 * reference it, only once the QP is drained.
+		 */
+		mr->orphan = !drained;
+		mrkit_mr_mark_stale(mr);
+		break;
+	default:
+		break;
+	}
+	mr->io = NULL;
+	mr->io_next = NULL;
+	mrkit_mr_put(mr);
+}
+
+/*
+ * Every descriptor of @io goes back to the pool, the DMA mapping mrkit
+ * made is undone, and only then is the ULP told (if @notify).
+ */
+static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
+			    bool notify)
+{
+	struct mrkit_mr *mr, *next;
+	struct completion *waiter;
+
+	for (mr = io->mrs; mr; mr = next) {
+		next = mr->io_next;
+		mrkit_io_put_one(io, mr, status, drained);
+	}
+	io->mrs = NULL;
+	io->nr_mrs = 0;
+	if (io->sgl)
+		ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
+				mrkit_io_dma_dir(io));
+	io->sgl = NULL;
+	io->status = status;
+	io->state = MRKIT_IO_DONE;
+	if (!notify)
+		return;
+	waiter = io->waiter;
+	if (waiter)
+		complete(waiter);
+	else if (io->done)
+		io->done(io, status);
+}
+
+static void mrkit_build_inv(struct mrkit_mr *mr, bool last)
+{
+	mr->inv.next = NULL;
+	mr->inv.opcode = IB_WR_LOCAL_INV;
+	mr->inv.num_sge = 0;
+	mr->inv.sg_list = NULL;
+	mr->inv.ex.invalidate_rkey = mr->inv_key;
+	mr->inv.wr_cqe = &mr->inv_cqe;
+	mr->inv_cqe.done = last ? mrkit_wc_inv_done : mrkit_wc_inv;
+	mr->inv.send_flags = last ? IB_SEND_SIGNALED : 0;
+}
+
+/*
+ * After a failed post: was @wr posted?  Every WR before @bad was.
+ * @passed tracks whether @bad has been reached while walking in order.
+ */
+static bool mrkit_wr_posted(const struct ib_send_wr *wr,
+			    const struct ib_send_wr *bad, bool *passed)
+{
+	if (wr == bad)
+		*passed = true;
+	return !*passed;
+}
+
+/* Chain [LOCAL_INV of a lazily kept key] REG_MR for every descriptor. */
+static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
+					    struct ib_send_wr **prev,
+					    unsigned int *count)
+{
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+			continue;
+		mr->chained_inv = mr->dev_valid;
+		if (mr->dev_valid) {
+			mrkit_build_inv(mr, false);
+			*prev = &mr->inv;
+			prev = &mr->inv.next;
+			(*count)++;
+		}
+		/*
+		 * Live from the moment it is posted: a completion on another
+		 * CPU may already run the ULP's invalidation.
+		 */
+		mr->dev_valid = true;
+		mr->inv_key = mr->ibmr->rkey;
+		mr->reg_cqe.done = mrkit_wc_reg;
+		mr->reg.wr.next = NULL;
+		*prev = &mr->reg.wr;
+		prev = &mr->reg.wr.next;
+		(*count)++;
+	}
+	return prev;
+}
+
+/* Undo the registration chain's accounting for WRs that were not posted. */
+static void mrkit_chain_regs_failed(struct mrkit_io *io,
+				    const struct ib_send_wr *bad)
+{
+	bool passed = false;
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		bool inv_posted = false, reg_posted;
+
+		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+			continue;
+		if (mr->chained_inv)
+			inv_posted = mrkit_wr_posted(&mr->inv, bad, &passed);
+		reg_posted = mrkit_wr_posted(&mr->reg.wr, bad, &passed);
+		if (reg_posted) {
+			continue;
+		} else if (inv_posted) {
+			/* Old key being invalidated, new one never posted. */
+			mr->orphan = true;
+			mrkit_mr_mark_stale(mr);
+		} else {
+			/* Neither posted: as if never handed out. */
+			mr->dev_valid = mr->chained_inv;
+			mr->inv_key = mr->inv.ex.invalidate_rkey;
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+		}
+	}
+}
+
+static void mrkit_post_failed(struct mrkit_io *io, int ret,
+			      const struct ib_send_wr *first,
+			      const struct ib_send_wr *bad, const char *what)
+{
+	unsigned int posted = 0;
+	const struct ib_send_wr *w;
+
+	for (w = first; w && w != bad; w = w->next)
+		posted++;
+	mrkit_pool_err(io->pool, "%s: ib_post_send failed: %d after %u WRs\n",
+		       what, ret, posted);
+}
+
+/**
+ * mrkit_io_post - register an I/O and post the caller's WRs behind it
+ * @io: a mapped I/O (mrkit_io_segs() may have run; if not, keys are
+ *	rotated now)
+ * @qp: the connection's QP
+ * @wr: the caller's WR chain, e.g. the SEND advertising the segments;
+ *	it carries the signal and its completion is the caller's
+ *
+ * One ib_post_send(): [LOCAL_INV of lazily kept keys] REG_MR... @wr.
+ * mrkit_io_nr_wrs() tells how many WRs that was.
+ *
+ * Context: any context ib_post_send() allows.  No allocation.
+ * Return values:
+ *   %0 - posted.
+ *   %-EINVAL - the I/O is not mapped, or @wr is NULL.
+ *   the provider's errno - the post failed; WRs before the bad one were
+ *	posted.  Registrations that were posted stay live and must be
+ *	invalidated (mrkit_io_invalidate()); the rest are as before the call.
+ */
+int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
+		  struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first = NULL, **prev;
+	unsigned int count = 0;
+	int ret;
+
+	if ((io->state != MRKIT_IO_MAPPED &&
+	     io->state != MRKIT_IO_HANDED_OUT) || !wr) {
+		mrkit_pool_err(io->pool, "post of an I/O that is not mapped\n");
+		return -EINVAL;
+	}
+	mrkit_io_hand_out(io);
+	prev = mrkit_chain_regs(io, &first, &count);
+	*prev = wr;
+	for (; wr; wr = wr->next)
+		count++;
+	io->nr_wrs = count;
+
+	io->qp = qp;
+	io->state = MRKIT_IO_POSTED;
+	ret = ib_post_send(qp, first, &bad);
+	if (ret) {
+		mrkit_chain_regs_failed(io, bad);
+		mrkit_post_failed(io, ret, first, bad, "registration");
+		/* Nothing live at the device: the I/O may be posted again. */
+		if (bad == first)
+			io->state = MRKIT_IO_MAPPED;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_post, MRKIT);
+
+/**
+ * mrkit_io_post_read - register local sinks and RDMA READ into them
+ * @io: a mapped I/O, normally %MRKIT_LOCAL_SINK
+ * @qp: the connection's QP
+ * @raddr: the peer's address of the first byte
+ * @rkey: the peer's rkey
+ *
+ * Posts [LOCAL_INV of lazily kept keys] REG_MR... and one RDMA READ per
+ * descriptor (the peer's range is consumed in list order), the last READ
+ * signaled.  On iWARP each READ is an RDMA_READ_WITH_INV that invalidates
+ * its sink, and the READ's completion finishes the I/O; elsewhere the
+ * completion posts the LOCAL_INV chain and that finishes it.  Either way
+ * @io's done callback runs once the data is in and every sink is invalid.
+ *
+ * Context: any context ib_post_send() allows.  No allocation.
+ * Return values:
+ *   %0 - posted; done() will run.
+ *   %-EINVAL - the I/O is not mapped.
+ *   the provider's errno - the post failed: the I/O is finished with
+ *	that error before this returns (done() is not called), descriptors
+ *	whose WRs were posted are parked until the QP is drained.
+ */
+int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
+		       u32 rkey)
+{
+	bool with_inv = rdma_node_get_transport(io->pool->dev->node_type) ==
+			RDMA_TRANSPORT_IWARP;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first = NULL, **prev;
+	struct mrkit_mr *mr, *last = NULL;
+	unsigned int count = 0;
+	int ret;
+
+	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
+		mrkit_pool_err(io->pool, "READ for an I/O that is not mapped\n");
+		return -EINVAL;
+	}
+	mrkit_io_hand_out(io);
+
+	/* Lazily kept keys go first, in a post of their own: the READs
+	 * reuse the same WR slot.
+	 */
+	prev = &first;
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (!mr->dev_valid)
+			continue;
+		mrkit_build_inv(mr, false);
+		*prev = &mr->inv;
+		prev = &mr->inv.next;
+		count++;
+	}
+	if (first) {
+		ret = ib_post_send(qp, first, &bad);
+		if (ret)
+			goto out_failed;
+		for (mr = io->mrs; mr; mr = mr->io_next)
+			mr->dev_valid = false;
+	}
+
+	first = NULL;
+	prev = &first;
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		mr->reg_cqe.done = mrkit_wc_reg;
+		mr->reg.wr.next = NULL;
+		*prev = &mr->reg.wr;
+		prev = &mr->reg.wr.next;
+		count++;
+	}
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		mr->sge.addr = mr->ibmr->iova;
+		mr->sge.length = mr->ibmr->length;
+		mr->sge.lkey = mr->ibmr->lkey;
+		memset(&mr->rdma, 0, sizeof(mr->rdma));
+		mr->rdma.wr.sg_list = &mr->sge;
+		mr->rdma.wr.num_sge = 1;
+		mr->rdma.wr.wr_cqe = &mr->inv_cqe;
+		mr->inv_cqe.done = mrkit_wc_inv;
+		mr->rdma.remote_addr = raddr;
+		mr->rdma.rkey = rkey;
+		if (with_inv) {
+			mr->rdma.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+			mr->rdma.wr.ex.invalidate_rkey = mr->ibmr->lkey;
+		} else {
+			mr->rdma.wr.opcode = IB_WR_RDMA_READ;
+		}
+		raddr += mr->ibmr->length;
+		*prev = &mr->rdma.wr;
+		prev = &mr->rdma.wr.next;
+		last = mr;
+		count++;
+	}
+	last->rdma.wr.send_flags = IB_SEND_SIGNALED;
+	last->inv_cqe.done = with_inv ? mrkit_wc_inv_done : mrkit_wc_read_done;
+	io->nr_wrs = count;
+	io->state = MRKIT_IO_POSTED;
+	io->qp = qp;
+	/* Before the post: the completion may run on another CPU at once. */
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		mr->dev_valid = true;
+		mr->inv_key = mr->ibmr->rkey;
+		if (with_inv)
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_INVALIDATING);
+	}
+
+	bad = NULL;
+	ret = ib_post_send(qp, first, &bad);
+	if (ret)
+		goto out_failed;
+	return 0;
+
+out_failed:
+	mrkit_post_failed(io, ret, first, bad, "READ");
+	/*
+	 * Whatever was posted can no longer be waited for (the signaled
+	 * READ was not posted): park every descriptor until the drain.
+	 */
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		mr->orphan = true;
+		mrkit_mr_mark_stale(mr);
+	}
+	mrkit_io_finish(io, ret, false, false);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
+
+/*
+ * Post the invalidation chain of an I/O.  Returns 0 when the I/O is (or
+ * will be) finished and notified; on a post failure it is finished here,
+ * with the error.
+ */
+static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
+{
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first = NULL, **prev = &first;
+	struct mrkit_mr *mr, *last = NULL;
+	unsigned int count = 0;
+	int ret;
+
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+			continue;
+		if (!mr->dev_valid) {
+			/* Handed out, never posted. */
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+			continue;
+		}
+		mrkit_build_inv(mr, false);
+		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+				    MRKIT_MR_INVALIDATING);
+		*prev = &mr->inv;
+		prev = &mr->inv.next;
+		last = mr;
+		count++;
+	}
+	io->nr_wrs = count;
+	if (!last) {
+		mrkit_io_finish(io, 0, true, true);
+		return 0;
+	}
+	mrkit_build_inv(last, true);
+	*prev = NULL;
+	io->state = MRKIT_IO_INVALIDATING;
+	io->qp = qp;
+	ret = ib_post_send(qp, first, &bad);
+	if (!ret)
+		return 0;
+
+	mrkit_post_failed(io, ret, first, bad, "invalidation");
+	/*
+	 * The signaled LOCAL_INV was not posted, so no completion will
+	 * finish the I/O: park what was posted or is still live, and
+	 * finish it now with the error.
+	 */
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (mrkit_mr_state(mr) == MRKIT_MR_INVALIDATING) {
+			mr->orphan = true;
+			mrkit_mr_mark_stale(mr);
+		}
+	}
+	mrkit_io_finish(io, ret, false, true);
+	return 0;
+}
+
+static bool mrkit_io_can_invalidate(struct mrkit_io *io)
+{
+	if (io->state == MRKIT_IO_MAPPED || io->state == MRKIT_IO_HANDED_OUT ||
+	    io->state == MRKIT_IO_POSTED)
+		return true;
+	mrkit_pool_err(io->pool, "invalidation of an I/O in state %u\n",
+		       io->state);
+	return false;
+}
+
+/**
+ * mrkit_io_invalidate - invalidate every registration of an I/O, async
+ * @io: the I/O
+ * @qp: the QP its registrations were posted on
+ *
+ * Posts one LOCAL_INV per live registration, only the last signaled, and
+ * returns.  When that completes, the descriptors go back to the pool (or
+ * are retired after an error), a DMA mapping mrkit made is undone, and the
+ * I/O's done callback runs - only then may the ULP reuse the memory.  With
+ * nothing live (never posted, all remotely invalidated) done runs before
+ * this returns.  If the post fails, done runs before this returns with
+ * the errno, and descriptors that may still be referenced by posted WRs
+ * are parked until mrkit_pool_qp_drained().
+ *
+ * Context: any context ib_post_send() allows (a CQ handler included).
+ * Return values:
+ *   %0 - done() has run or will run exactly once.
+ *   %-EINVAL - the I/O is not in a state that has registrations (not
+ *	mapped, or already finished); done() will not run.
+ */
+int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp)
+{
+	if (!mrkit_io_can_invalidate(io))
+		return -EINVAL;
+	return mrkit_io_post_inv(io, qp);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate, MRKIT);
+
+/**
+ * mrkit_io_invalidate_sync - invalidate every registration and wait
+ * @io: the I/O
+ * @qp: the QP its registrations were posted on
+ *
+ * As mrkit_io_invalidate(), but waits for the last LOCAL_INV instead of
+ * calling done().  The QP's send CQ must be polled by someone else
+ * (IB_POLL_SOFTIRQ or IB_POLL_WORKQUEUE); a flushed QP completes it too.
+ *
+ * Context: process context; sleeps.
+ * Return values:
+ *   %0 - every registration is invalid and the memory may be reused.
+ *   %-EINVAL - the I/O has no registrations to invalidate.
+ *   %-EIO, or the provider's post errno - an invalidation failed; the
+ *	affected descriptors are retired and the memory may be reused.
+ */
+int mrkit_io_invalidate_sync(struct mrkit_io *io, struct ib_qp *qp)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+
+	might_sleep();
+	if (!mrkit_io_can_invalidate(io))
+		return -EINVAL;
+	io->waiter = &done;
+	mrkit_io_post_inv(io, qp);
+	wait_for_completion(&done);
+	io->waiter = NULL;
+	return io->status;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate_sync, MRKIT);
+
+/**
+ * mrkit_io_release - give back an I/O's descriptors without invalidating
+ * @io: the I/O
+ * @flags: &enum mrkit_release_flags
+ *
+ * For I/Os that exposed nothing (mapped but never posted, or a post that
+ * failed before any REG_MR): the descriptors go back to the pool and a
+ * DMA mapping mrkit made is undone.  An I/O with live rkeys is refused,
+ * unless %MRKIT_RELEASE_LAZY says the ULP wants them left valid.  The
+ * I/O is idle again afterwards.
+ *
+ * Context: any.
+ * Return values:
+ *   %0 - released.
+ *   %-EBUSY - a registration is still live; nothing was released.
+ *   %-EINVAL - the I/O is being invalidated.
+ */
+int mrkit_io_release(struct mrkit_io *io, u32 flags)
+{
+	struct mrkit_mr *mr, *next;
+
+	if (io->state == MRKIT_IO_INVALIDATING) {
+		mrkit_pool_err(io->pool, "release of an I/O being invalidated\n");
+		return -EINVAL;
+	}
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid &&
+		    !(flags & MRKIT_RELEASE_LAZY)) {
+			mrkit_pool_err(io->pool,
+				       "release refused: rkey 0x%x of descriptor %u is live; invalidate first\n",
+				       mr->inv_key, mr->idx);
+			return -EBUSY;
+		}
+	}
+	for (mr = io->mrs; mr; mr = next) {
+		next = mr->io_next;
+		mr->io = NULL;
+		mr->io_next = NULL;
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED) {
+			if (mr->dev_valid) {
+				mrkit_mr_put_valid(mr);
+				continue;
+			}
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+		}
+		mrkit_mr_put(mr);
+	}
+	io->mrs = NULL;
+	io->nr_mrs = 0;
+	if (io->sgl)
+		ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
+				mrkit_io_dma_dir(io));
+	io->sgl = NULL;
+	io->access = 0;
+	io->state = MRKIT_IO_IDLE;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);

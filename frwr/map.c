@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mrkit: scatterlist mapping and splitting for one I/O.
+ *
+ * Normal operation
+ * ----------------
+ * mrkit_io_map() takes a DMA-mapped scatterlist (mapping it first when
+ * asked to) and covers it with as few pool descriptors as possible.  Each
+ * descriptor takes the maximal prefix of what is left that one MR can
+ * express: it ends at an interior gap (an entry boundary that is neither
+ * contiguous nor page-aligned on both sides; SG_GAPS MRs have none) or
+ * when the MR's page list is full.  A full page list can end inside an
+ * entry; the next descriptor then starts at that offset (partial mapping
+ * through ib_map_mr_sg()'s sg_offset, as srp and xprtrdma do).  mrkit
+ * computes every chunk itself, so the page limit holds on every provider
+ * (siw's map_mr_sg would otherwise take a whole entry), and it checks the
+ * provider's answer against the DMA-mapped entry count of the chunk and
+ * its byte count - never against a pre-mapping count.
+ *
+ * Nothing is exposed by mapping: rkeys are rotated with ib_inc_rkey()
+ * only when mrkit_io_segs() or a post hands the REG_MRs out, so a
+ * registration that is mapped and never posted changes nothing at the
+ * device and cannot cause a missing or double invalidation.
+ *
+ * Recovery
+ * --------
+ * Any failure unwinds everything the call did: descriptors go back to
+ * the pool, a DMA mapping mrkit made is undone, and the I/O is idle again.
+ * An empty pool gives -EAGAIN (growth is already queued); a list that the
+ * pool can never cover gives -EINVAL with a message saying why.
+ *
+ * Serialization
+ * -------------
+ * An I/O belongs to its ULP request: the caller serializes calls on one
+ * mrkit_io.  The caller's scatterlist is only read, except that the last
+ * entry of a chunk that ends inside it has its DMA length shortened for
+ * the duration of one ib_map_mr_sg() call.
+ */
+
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <rdma/mrkit.h>
+
+#include "mrkit_priv.h"
+
+/**
+ * mrkit_io_init - prepare an I/O object
+ * @io: the I/O, usually embedded in the ULP's request
+ * @pool: the pool its descriptors come from
+ * @dir: who accesses the registered memory (&enum mrkit_dir)
+ * @done: called once every rkey of the I/O is invalid again, after
+ *	mrkit_io_invalidate(); may be NULL when only the sync variant is used
+ *
+ * Context: any.
+ */
+void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
+		   enum mrkit_dir dir, mrkit_io_done_t done)
+{
+	memset(io, 0, sizeof(*io));
+	io->pool = pool;
+	io->dir = dir;
+	io->done = done;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_init, MRKIT);
+
+static bool mrkit_dev_iwarp(const struct ib_device *dev)
+{
+	return rdma_node_get_transport(dev->node_type) == RDMA_TRANSPORT_IWARP;
+}
+
+static int mrkit_dir_access(const struct mrkit_io *io)
+{
+	switch (io->dir) {
+	case MRKIT_PEER_WRITES:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	case MRKIT_PEER_READS:
+		return IB_ACCESS_REMOTE_READ;
+	case MRKIT_PEER_BIDI:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ;
+	case MRKIT_LOCAL_SINK:
+		/* iWARP places RDMA READ responses like remote writes. */
+		if (mrkit_dev_iwarp(io->pool->dev))
+			return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		return IB_ACCESS_LOCAL_WRITE;
+	default:
+		return -EINVAL;
+	}
+}
+
+enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io)
+{
+	switch (io->dir) {
+	case MRKIT_PEER_READS:
+		return DMA_TO_DEVICE;
+	case MRKIT_PEER_BIDI:
+		return DMA_BIDIRECTIONAL;
+	default:
+		return DMA_FROM_DEVICE;
+	}
+}
+
+/**
+ * mrkit_io_set_access - override the access flags derived from the direction
+ * @io: an idle I/O
+ * @access: %IB_ACCESS_* flags for its registrations
+ *
+ * Context: any.
+ * Return values:
+ *   %0 - used by the next mrkit_io_map().
+ *   %-EINVAL - REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE (the
+ *	ibv_reg_mr(3) rule), or flags outside what FRWR can grant.
+ */
+int mrkit_io_set_access(struct mrkit_io *io, int access)
+{
+	const int allowed = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+
+	if ((access & ~allowed) ||
+	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IB_ACCESS_LOCAL_WRITE))) {
+		mrkit_pool_err(io->pool,
+			       "access 0x%x refused: remote write or atomic needs local write\n",
+			       access);
+		return -EINVAL;
+	}
+	io->access = access;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_set_access, MRKIT);
+
+/**
+ * mrkit_io_set_tag - set the tag %MRKIT_MAP_IOVA_TAG puts in the iova
+ * @io: an idle I/O
+ * @tag: e.g. an RPC XID
+ *
+ * Context: any.
+ */
+void mrkit_io_set_tag(struct mrkit_io *io, u32 tag)
+{
+	io->tag = tag;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_set_tag, MRKIT);
+
+/* Why a chunk ended before the end of the list. */
+enum mrkit_chunk_end {
+	MRKIT_CHUNK_ALL,	/* the rest of the list fits */
+	MRKIT_CHUNK_GAP,	/* a gap the MR type cannot express */
+	MRKIT_CHUNK_FULL,	/* the page list (or entry list) is full */
+};
+
+/* One descriptor's share of the list, as computed before mapping. */
+struct mrkit_chunk {
+	struct scatterlist	*sg;		/* first entry */
+	unsigned int		off;		/* offset into it */
+	int			nents;		/* entries touched */
+	unsigned int		last_len;	/* last entry's DMA length; 0: as is */
+	u64			bytes;
+	enum mrkit_chunk_end	end;
+	int			end_index;	/* entry where it ended */
+	struct scatterlist	*next_sg;	/* where the next chunk starts */
+	unsigned int		next_off;
+};
+
+/*
+ * Compute the maximal prefix of (@sg + @off, @left entries) one MR of
+ * @max pages of @psize can map, with the page accounting of
+ * ib_sg_to_pages(): entries are coalesced when contiguous, and a new entry
+ * not aligned on both sides of a contiguous boundary stops the chunk.
+ * @base_index is the list index of @sg, for messages.
+ */
+static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
+		       u32 max, u32 psize, bool gaps_ok, int base_index,
+		       struct mrkit_chunk *c)
+{
+	u64 mask = psize - 1, prev_end = 0;
+	struct scatterlist *s = sg;
+	u32 pages = 0;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->sg = sg;
+	c->off = off;
+	c->end = MRKIT_CHUNK_ALL;
+	for (i = 0; i < left; i++, s = sg_next(s)) {
+		unsigned int skip = i ? 0 : off;
+		u64 a = sg_dma_address(s) + skip;
+		u64 len = sg_dma_len(s) - skip;
+		u64 e = a + len, base, fit_end;
+		u32 add;
+
+		if (!sg_dma_len(s))
+			return -(base_index + i) - 1;	/* zero-length entry */
+		if (c->nents == max) {
+			c->end = MRKIT_CHUNK_FULL;
+			break;
+		}
+		if (gaps_ok) {
+			/* SG_GAPS MRs take any entry: the limit is entries. */
+			c->nents++;
+			c->bytes += len;
+			continue;
+		}
+		base = a & ~mask;
+		if (i && ((prev_end & mask) || (a & mask))) {
+			if (prev_end != a) {
+				c->end = MRKIT_CHUNK_GAP;
+				break;
+			}
+			/* Contiguous: the first page is the previous one's last. */
+			base += psize;
+			add = e > base ? DIV_ROUND_UP(e - base, psize) : 0;
+		} else {
+			add = DIV_ROUND_UP(e - base, psize);
+		}
+		if (pages + add > max) {
+			fit_end = base + (u64)(max - pages) * psize;
+			c->end = MRKIT_CHUNK_FULL;
+			if (fit_end <= a)
+				break;
+			/* Take the part of this entry that fits. */
+			c->nents++;
+			c->bytes += fit_end - a;
+			c->last_len = skip + (fit_end - a);
+			c->end_index = base_index + i;
+			c->next_sg = s;
+			c->next_off = c->last_len;
+			return 0;
+		}
+		pages += add;
+		c->nents++;
+		c->bytes += len;
+		prev_end = e;
+	}
+	c->end_index = base_index + i;
+	c->next_sg = i < left ? s : NULL;
+	c->next_off = 0;
+	return 0;
+}
+
+/* Put back every descriptor of an I/O that exposes nothing; unmap DMA. */
+static void mrkit_io_unwind(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr, *next;
+
+	for (mr = io->mrs; mr; mr = next) {
+		next = mr->io_next;
+		mr->io = NULL;
+		mr->io_next = NULL;
+		mrkit_mr_put(mr);
+	}
+	io->mrs = NULL;
+	io->nr_mrs = 0;
+	if (io->sgl)
+		ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
+				mrkit_io_dma_dir(io));
+	io->sgl = NULL;
+	io->sg_nents = 0;
+	io->state = MRKIT_IO_IDLE;
+}
+
+static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
+			 struct mrkit_chunk *c, u32 psize, u32 flags)
+{
+	struct scatterlist *last = c->sg;
+	unsigned int saved = 0, off = c->off;
+	struct ib_mr *ibmr = mr->ibmr;
+	int i, n;
+
+	for (i = 1; i < c->nents; i++)
+		last = sg_next(last);
+	if (c->last_len) {
+		saved = sg_dma_len(last);
+		sg_dma_len(last) = c->last_len;
+	}
+	n = ib_map_mr_sg(ibmr, c->sg, c->nents, &off, psize);
+	if (c->last_len)
+		sg_dma_len(last) = saved;
+
+	if (n != c->nents || ibmr->length != c->bytes) {
+		mrkit_pool_err(io->pool,
+			       "provider mapped %d of %d DMA entries (%llu of %llu bytes)\n",
+			       n, c->nents, ibmr->length, c->bytes);
+		return n < 0 ? n : -EINVAL;
+	}
+	if (flags & MRKIT_MAP_IOVA_ZERO)
+		ibmr->iova = 0;
+	else if (flags & MRKIT_MAP_IOVA_TAG)
+		ibmr->iova = (ibmr->iova & 0xffffffffULL) | (u64)io->tag << 32;
+	return mrkit_mr_transition(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
+}
+
+/**
+ * mrkit_io_map - map a scatterlist onto pool descriptors
+ * @io: an idle I/O from mrkit_io_init()
+ * @sgl: the data; DMA-mapped by the caller unless @flags has %MRKIT_MAP_DMA
+ * @nents: entries in @sgl (the DMA-mapped count when the caller mapped it)
+ * @flags: &enum mrkit_map_flags
+ *
+ * Splits the list across as many descriptors as needed (see the top of
+ * this file), unless %MRKIT_MAP_NO_SPLIT.  No rkey is exposed yet: call
+ * mrkit_io_segs() for what to advertise, then mrkit_io_post().
+ *
+ * Context: any; with %MRKIT_MAP_DMA, whatever ib_dma_map_sg() allows.
+ *	No allocation, no sleeping.
+ * Return values: the number of descriptors (segments) used, or:
+ *   %-EINVAL - the I/O is not idle, the list is empty, an entry has zero
+ *	length, the direction or access is invalid, splitting is forbidden
+ *	and needed, or the list needs more descriptors than the pool can
+ *	ever have; nothing is left mapped.
+ *   %-EAGAIN - the pool has too few free descriptors now; retry later.
+ *   %-EIO - DMA mapping failed.
+ */
+int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
+		 u32 flags)
+{
+	struct mrkit_pool *pool = io->pool;
+	struct mrkit_mr *mr, **tail = &io->mrs;
+	struct scatterlist *sg;
+	struct mrkit_chunk c;
+	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
+	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS;
+	unsigned int off = 0;
+	int index = 0, dma_nents, ret;
+
+	if (io->state != MRKIT_IO_IDLE || io->mrs) {
+		mrkit_pool_err(pool, "map of an I/O that is not idle\n");
+		return -EINVAL;
+	}
+	if (!sgl || nents <= 0) {
+		mrkit_pool_err(pool, "map of an empty scatterlist\n");
+		return -EINVAL;
+	}
+	if (!io->access) {
+		io->access = mrkit_dir_access(io);
+		if (io->access < 0) {
+			mrkit_pool_err(pool, "invalid direction %u\n", io->dir);
+			io->access = 0;
+			return -EINVAL;
+		}
+	}
+	if ((flags & MRKIT_MAP_IOVA_ZERO) && (flags & MRKIT_MAP_IOVA_TAG))
+		return -EINVAL;
+
+	dma_nents = nents;
+	if (flags & MRKIT_MAP_DMA) {
+		dma_nents = ib_dma_map_sg(pool->dev, sgl, nents,
+					  mrkit_io_dma_dir(io));
+		if (!dma_nents) {
+			mrkit_pool_err(pool, "DMA mapping of %d entries failed\n",
+				       nents);
+			return -EIO;
+		}
+		io->sgl = sgl;
+		io->sg_nents = nents;
+	}
+	io->map_flags = flags;
+
+	sg = sgl;
+	while (sg) {
+		ret = mrkit_chunk(sg, off, dma_nents - index,
+				  pool->pages_per_mr, psize, gaps_ok, index, &c);
+		if (ret) {
+			mrkit_pool_err(pool, "scatterlist entry %d has zero length\n",
+				       -ret - 1);
+			ret = -EINVAL;
+			goto out_unwind;
+		}
+		if (!c.nents) {
+			/* Cannot happen with a sane pool; never loop. */
+			ret = -EINVAL;
+			goto out_unwind;
+		}
+		if ((flags & MRKIT_MAP_NO_SPLIT) && c.end != MRKIT_CHUNK_ALL) {
+			if (c.end == MRKIT_CHUNK_GAP)
+				mrkit_pool_err(pool,
+					       "no split allowed: gap between entries %d and %d\n",
+					       c.end_index - 1, c.end_index);
+			else
+				mrkit_pool_err(pool,
+					       "no split allowed: page list of %u full at entry %d\n",
+					       pool->pages_per_mr, c.end_index);
+			ret = -EINVAL;
+			goto out_unwind;
+		}
+		if (io->nr_mrs >= pool->max_depth || io->nr_mrs == U16_MAX) {
+			mrkit_pool_err(pool,
+				       "scatterlist needs more than %u descriptors (max_depth)\n",
+				       pool->max_depth);
+			ret = -EINVAL;
+			goto out_unwind;
+		}
+		mr = mrkit_mr_get(pool);
+		if (IS_ERR(mr)) {
+			ret = PTR_ERR(mr);
+			goto out_unwind;
+		}
+		mr->io = io;
+		mr->io_next = NULL;
+		*tail = mr;
+		tail = &mr->io_next;
+		io->nr_mrs++;
+		ret = mrkit_map_one(io, mr, &c, psize, flags);
+		if (ret)
+			goto out_unwind;
+
+		index += c.nents - (c.next_off ? 1 : 0);
+		sg = c.next_sg;
+		off = c.next_off;
+	}
+	io->state = MRKIT_IO_MAPPED;
+	return io->nr_mrs;
+
+out_unwind:
+	mrkit_io_unwind(io);
+	io->access = 0;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
+
+/* Hand a mapped descriptor's REG_MR out for posting: rotate the key now. */
+static void mrkit_mr_hand_out(struct mrkit_io *io, struct mrkit_mr *mr)
+{
+	struct ib_mr *ibmr = mr->ibmr;
+
+	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
+	mr->reg.wr.next = NULL;
+	mr->reg.wr.opcode = IB_WR_REG_MR;
+	mr->reg.wr.wr_cqe = &mr->reg_cqe;
+	mr->reg.wr.num_sge = 0;
+	mr->reg.wr.send_flags = 0;
+	mr->reg.mr = ibmr;
+	mr->reg.key = ibmr->rkey;
+	mr->reg.access = io->access;
+	mrkit_mr_transition(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
+}
+
+/* Called by the post paths; a no-op when mrkit_io_segs() already ran. */
+void mrkit_io_hand_out(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr;
+
+	if (io->state != MRKIT_IO_MAPPED)
+		return;
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		if (mrkit_mr_state(mr) == MRKIT_MR_MAPPED)
+			mrkit_mr_hand_out(io, mr);
+	io->state = MRKIT_IO_HANDED_OUT;
+}
+
+/**
+ * mrkit_io_segs - hand out an I/O's registrations and say what to advertise
+ * @io: a mapped I/O
+ * @segs: filled with one (iova, length, rkey) per descriptor, in list order
+ * @max: room in @segs
+ *
+ * Rotates each descriptor's rkey (ib_inc_rkey(): a descriptor does not
+ * repeat an rkey within 256 registrations) and builds its REG_MR.  The
+ * rkeys are exposed from now on: the ULP must post the I/O
+ * (mrkit_io_post()) and later invalidate it, or release it unposted.
+ *
+ * Context: any.
+ * Return values: the number of segments, or:
+ *   %-EINVAL - the I/O is not mapped.
+ *   %-ENOSPC - @max is smaller than mrkit_io_nr_mrs(); nothing changed.
+ */
+int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
+		  unsigned int max)
+{
+	struct mrkit_mr *mr;
+	unsigned int i = 0;
+
+	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
+		mrkit_pool_err(io->pool, "segments of an I/O that is not mapped\n");
+		return -EINVAL;
+	}
+	if (max < io->nr_mrs)
+		return -ENOSPC;
+	mrkit_io_hand_out(io);
+	for (mr = io->mrs; mr; mr = mr->io_next, i++) {
+		segs[i].addr = mr->ibmr->iova;
+		segs[i].length = mr->ibmr->length;
+		segs[i].key = mr->ibmr->rkey;
+	}
+	return i;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_segs, MRKIT);
