@@ -174,6 +174,7 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr);
 const char *mrkit_mr_state_name(enum mrkit_mr_state state);
 int mrkit_mr_put_valid(struct mrkit_mr *mr);
 void mrkit_io_hand_out(struct mrkit_io *io);
+void mrkit_io_put_all(struct mrkit_io *io);
 enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io);
 
 /* &mrkit_io.state */

@@ -112,11 +112,12 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * Give one descriptor back after its I/O finished.  @drained: the chain
- * that finished the I/O completed, so no WR references the descriptor.
+ * Settle one descriptor's state after its I/O finished, before it is put
+ * back.  @drained: the chain that finished the I/O completed, so no WR
+ * references the descriptor any more.
  */
-static void mrkit_io_put_one(struct mrkit_io *io, struct mrkit_mr *mr,
-			     int status, bool drained)
+static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
+				bool drained)
 {
 	switch (mrkit_mr_state(mr)) {
 	case MRKIT_MR_INVALIDATING:
@@ -146,9 +147,6 @@ static void mrkit_io_put_one(struct mrkit_io *io, struct mrkit_mr *mr,
 	default:
 		break;
 	}
-	mr->io = NULL;
-	mr->io_next = NULL;
-	mrkit_mr_put(mr);
 }
 
 /*
@@ -158,19 +156,12 @@ static void mrkit_io_put_one(struct mrkit_io *io, struct mrkit_mr *mr,
 static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
 			    bool notify)
 {
-	struct mrkit_mr *mr, *next;
 	struct completion *waiter;
+	struct mrkit_mr *mr;
 
-	for (mr = io->mrs; mr; mr = next) {
-		next = mr->io_next;
-		mrkit_io_put_one(io, mr, status, drained);
-	}
-	io->mrs = NULL;
-	io->nr_mrs = 0;
-	if (io->sgl)
-		ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
-				mrkit_io_dma_dir(io));
-	io->sgl = NULL;
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		mrkit_io_settle_one(mr, status, drained);
+	mrkit_io_put_all(io);
 	io->status = status;
 	io->state = MRKIT_IO_DONE;
 	if (!notify)
@@ -608,7 +599,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate_sync, MRKIT);
  */
 int mrkit_io_release(struct mrkit_io *io, u32 flags)
 {
-	struct mrkit_mr *mr, *next;
+	struct mrkit_mr *mr;
 
 	if (io->state == MRKIT_IO_INVALIDATING) {
 		mrkit_pool_err(io->pool, "release of an I/O being invalidated\n");
@@ -623,28 +614,11 @@ int mrkit_io_release(struct mrkit_io *io, u32 flags)
 			return -EBUSY;
 		}
 	}
-	for (mr = io->mrs; mr; mr = next) {
-		next = mr->io_next;
-		mr->io = NULL;
-		mr->io_next = NULL;
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED) {
-			if (mr->dev_valid) {
-				mrkit_mr_put_valid(mr);
-				continue;
-			}
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && !mr->dev_valid)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);
-		}
-		mrkit_mr_put(mr);
-	}
-	io->mrs = NULL;
-	io->nr_mrs = 0;
-	if (io->sgl)
-		ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
-				mrkit_io_dma_dir(io));
-	io->sgl = NULL;
-	io->access = 0;
-	io->state = MRKIT_IO_IDLE;
+	mrkit_io_put_all(io);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);

@@ -238,8 +238,12 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 	return 0;
 }
 
-/* Put back every descriptor of an I/O that exposes nothing; unmap DMA. */
-static void mrkit_io_unwind(struct mrkit_io *io)
+/*
+ * Put back every descriptor of an I/O that exposes nothing (those holding
+ * a lazily kept registration keep it), undo mrkit's DMA mapping, and make
+ * the I/O idle again.
+ */
+void mrkit_io_put_all(struct mrkit_io *io)
 {
 	struct mrkit_mr *mr, *next;
 
@@ -247,7 +251,10 @@ static void mrkit_io_unwind(struct mrkit_io *io)
 		next = mr->io_next;
 		mr->io = NULL;
 		mr->io_next = NULL;
-		mrkit_mr_put(mr);
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+			mrkit_mr_put_valid(mr);
+		else
+			mrkit_mr_put(mr);
 	}
 	io->mrs = NULL;
 	io->nr_mrs = 0;
@@ -256,6 +263,7 @@ static void mrkit_io_unwind(struct mrkit_io *io)
 				mrkit_io_dma_dir(io));
 	io->sgl = NULL;
 	io->sg_nents = 0;
+	io->access = 0;
 	io->state = MRKIT_IO_IDLE;
 }
 
@@ -412,8 +420,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	return io->nr_mrs;
 
 out_unwind:
-	mrkit_io_unwind(io);
-	io->access = 0;
+	mrkit_io_put_all(io);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);

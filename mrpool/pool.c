@@ -639,6 +639,19 @@ struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_mr_get, MRKIT);
 
+static int mrkit_mr_put_dead(struct mrkit_mr *mr);
+
+/* The last step of every put of a reusable descriptor (now FREE). */
+static int mrkit_mr_push_free(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	if (unlikely(READ_ONCE(pool->dead)))
+		return mrkit_mr_put_dead(mr);
+	mrkit_push(pool, mr);
+	if (unlikely(READ_ONCE(pool->starved)))
+		mrkit_pool_wake(pool);
+	return 0;
+}
+
 static int mrkit_mr_put_dead(struct mrkit_mr *mr)
 {
 	struct mrkit_pool *pool = mr->pool;
@@ -674,12 +687,7 @@ int mrkit_mr_put(struct mrkit_mr *mr)
 	case MRKIT_MR_MAPPED:
 		if (atomic_cmpxchg(&mr->state, st, MRKIT_MR_FREE) != st)
 			break;
-		if (unlikely(READ_ONCE(pool->dead)))
-			return mrkit_mr_put_dead(mr);
-		mrkit_push(pool, mr);
-		if (unlikely(READ_ONCE(pool->starved)))
-			mrkit_pool_wake(pool);
-		return 0;
+		return mrkit_mr_push_free(pool, mr);
 	case MRKIT_MR_STALE:
 		if (atomic_cmpxchg(&mr->state, st, MRKIT_MR_RETIRING) != st)
 			break;
@@ -728,12 +736,7 @@ int mrkit_mr_put_valid(struct mrkit_mr *mr)
 			       mr->idx, mrkit_mr_state_name(mrkit_mr_state(mr)));
 		return -EINVAL;
 	}
-	if (unlikely(READ_ONCE(pool->dead)))
-		return mrkit_mr_put_dead(mr);
-	mrkit_push(pool, mr);
-	if (unlikely(READ_ONCE(pool->starved)))
-		mrkit_pool_wake(pool);
-	return 0;
+	return mrkit_mr_push_free(pool, mr);
 }
 
 /**
