@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/mrkit.h>
 
 /**
@@ -112,6 +113,12 @@ struct mrkit_mr {
  * @flags: &enum mrkit_pool_flags.
  * @grown: descriptors added by growth.
  * @stale_replaced: stale descriptors whose MR was replaced.
+ * @remote_inv: registrations the peer invalidated.
+ * @local_inv: registrations invalidated by LOCAL_INV / READ_WITH_INV.
+ * @bogus_inv: remote invalidations that matched nothing.
+ * @peer_remote_inv: the peer may send SEND_WITH_INV (mrkit_pool_set_remote_inv()).
+ * @rkeys: descriptors by MR index (rkey >> 8), filled when MRs are
+ *	allocated so that lookups on the I/O path never allocate.
  * @retire_list: stale descriptors given back, awaiting replacement.
  * @orphan_list: descriptors parked until mrkit_pool_qp_drained().
  * @grow_lock: serializes growth, replacement and destroy.
@@ -145,6 +152,11 @@ struct mrkit_pool {
 	u32			flags;
 	u32			grown;
 	u64			stale_replaced;
+	atomic64_t		remote_inv;
+	atomic64_t		local_inv;
+	atomic64_t		bogus_inv;
+	bool			peer_remote_inv;
+	struct xarray		rkeys;
 	struct llist_head	retire_list;
 	struct llist_head	orphan_list;
 	struct mutex		grow_lock;	/* see the kernel-doc above */
@@ -202,6 +214,7 @@ enum mrkit_fault_site {
 	MRKIT_FAULT_POOL_ALLOC,
 	MRKIT_FAULT_DESCS_ALLOC,
 	MRKIT_FAULT_DESC_ALLOC,
+	MRKIT_FAULT_RKEY_INDEX,
 	MRKIT_FAULT_NR_SITES
 };
 

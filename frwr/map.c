@@ -11,9 +11,9 @@
  * contiguous nor page-aligned on both sides; SG_GAPS MRs have none) or
  * when the MR's page list is full.  A full page list can end inside an
  * entry; the next descriptor then starts at that offset (partial mapping
- * through ib_map_mr_sg()'s sg_offset, as srp and xprtrdma do).  mrkit
- * computes every chunk itself, so the page limit holds on every provider
- * (siw's map_mr_sg would otherwise take a whole entry), and it checks the
+ * as srp and xprtrdma do).  mrkit computes every chunk itself, so the page
+ * limit holds on every provider (siw's map_mr_sg would otherwise take a
+ * whole entry), and it checks the
  * provider's answer against the DMA-mapped entry count of the chunk and
  * its byte count - never against a pre-mapping count.
  *
@@ -32,9 +32,9 @@
  * Serialization
  * -------------
  * An I/O belongs to its ULP request: the caller serializes calls on one
- * mrkit_io.  The caller's scatterlist is only read, except that the last
- * entry of a chunk that ends inside it has its DMA length shortened for
- * the duration of one ib_map_mr_sg() call.
+ * mrkit_io.  The caller's scatterlist is only read, except that the first
+ * and last entries of a chunk that starts or ends inside an entry are
+ * trimmed for the duration of one ib_map_mr_sg() call.
  */
 
 #include <linux/module.h>
@@ -270,20 +270,31 @@ void mrkit_io_put_all(struct mrkit_io *io)
 static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 			 struct mrkit_chunk *c, u32 psize, u32 flags)
 {
-	struct scatterlist *last = c->sg;
-	unsigned int saved = 0, off = c->off;
+	struct scatterlist *first = c->sg, *last = c->sg;
+	unsigned int first_len = sg_dma_len(first), last_len;
+	dma_addr_t first_addr = sg_dma_address(first);
 	struct ib_mr *ibmr = mr->ibmr;
 	int i, n;
 
 	for (i = 1; i < c->nents; i++)
 		last = sg_next(last);
-	if (c->last_len) {
-		saved = sg_dma_len(last);
-		sg_dma_len(last) = c->last_len;
-	}
-	n = ib_map_mr_sg(ibmr, c->sg, c->nents, &off, psize);
+	last_len = sg_dma_len(last);
+	/*
+	 * Present the provider exactly the chunk: trim the last entry and
+	 * advance the first rather than pass an sg_offset, which not every
+	 * provider honours (siw's map_mr_sg builds its PBL from the start of
+	 * the first entry and would place data at the wrong address).
+	 */
 	if (c->last_len)
-		sg_dma_len(last) = saved;
+		sg_dma_len(last) = c->last_len;
+	if (c->off) {
+		sg_dma_address(first) += c->off;
+		sg_dma_len(first) -= c->off;
+	}
+	n = ib_map_mr_sg(ibmr, first, c->nents, NULL, psize);
+	sg_dma_len(last) = last_len;
+	sg_dma_address(first) = first_addr;
+	sg_dma_len(first) = first_len;
 
 	if (n != c->nents || ibmr->length != c->bytes) {
 		mrkit_pool_err(io->pool,

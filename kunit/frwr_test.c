@@ -25,66 +25,7 @@
 #include "mrkit_priv.h"
 #include "fake_dev.h"
 #include "rdma_fixture.h"
-
-struct done_rec {
-	int calls;
-	int status;
-};
-
-struct test_io {
-	struct mrkit_io io;
-	struct done_rec rec;
-};
-
-static void test_io_done(struct mrkit_io *io, int status)
-{
-	struct test_io *t = container_of(io, struct test_io, io);
-
-	t->rec.calls++;
-	t->rec.status = status;
-}
-
-static void tio_init(struct test_io *t, struct mrkit_pool *pool,
-		     enum mrkit_dir dir)
-{
-	memset(&t->rec, 0, sizeof(t->rec));
-	mrkit_io_init(&t->io, pool, dir, test_io_done);
-}
-
-static void pool_destroy_action(struct kunit_resource *res)
-{
-	mrkit_pool_destroy(res->data);
-}
-
-static int pool_init_action(struct kunit_resource *res, void *ctx)
-{
-	res->data = ctx;
-	return 0;
-}
-
-static struct mrkit_pool *frwr_pool(struct kunit *test, struct ib_pd *pd,
-				    u32 depth, u32 pages)
-{
-	struct mrkit_pool_attr attr = {
-		.name = "frwr", .depth = depth, .pages_per_mr = pages,
-		.node = NUMA_NO_NODE,
-	};
-	struct mrkit_pool *pool = mrkit_pool_create(pd, &attr);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, pool_init_action,
-							 pool_destroy_action,
-							 GFP_KERNEL, pool));
-	return pool;
-}
-
-static u32 in_use(struct mrkit_pool *pool)
-{
-	struct mrkit_pool_stats st;
-
-	mrkit_pool_stats(pool, &st);
-	return st.in_use;
-}
+#include "test_util.h"
 
 #define P	PAGE_SIZE
 #define MAX_ENTS	8
@@ -754,19 +695,6 @@ static struct kunit_suite mrkit_frwr_suite = {
 
 /* ---- real devices ---- */
 
-static const enum mrk_kind frwr_kinds[] = { MRK_RXE, MRK_SIW };
-
-static void frwr_kind_desc(const enum mrk_kind *k, char *desc)
-{
-	strscpy(desc, mrk_kind_name(*k), KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(frwr_kind, frwr_kinds, frwr_kind_desc);
-
-static int mrkit_frwr_rdma_suite_init(struct kunit_suite *suite)
-{
-	return mrk_devices_setup();
-}
 
 #define RD_PAGES	20
 #define RD_LEN		(RD_PAGES * PAGE_SIZE - 700)
@@ -803,19 +731,6 @@ static u8 *sgl_byte(struct page **pages, u32 off)
 	return (u8 *)page_address(pages[off / PAGE_SIZE]) + off % PAGE_SIZE;
 }
 
-/* Poll until @t's done callback ran. */
-static int wait_io(struct mrk_pair *pair, struct test_io *t)
-{
-	unsigned long deadline = jiffies + 5 * HZ;
-
-	while (!t->rec.calls) {
-		mrk_poll(pair, NULL, 1);
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
-	}
-	return 0;
-}
-
 /*
  * A 20-page buffer in 8-page MRs (3 segments), advertised to the peer in a
  * SEND; the peer writes every segment, reads it back, and the bytes are
@@ -823,7 +738,7 @@ static int wait_io(struct mrk_pair *pair, struct test_io *t)
  */
 static void frwr_rdma_multi_mr_test(struct kunit *test)
 {
-	enum mrk_kind kind = *(const enum mrk_kind *)test->param_value;
+	enum mrk_kind kind = mrk_param_kind(test);
 	struct mrk_pair *pair = mrk_pair_create(test, kind);
 	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 4, 8);
 	struct page *pages[RD_PAGES] = {};
@@ -921,7 +836,7 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 /* rkeys change on every reuse of a descriptor; old ones die. */
 static void frwr_rdma_reuse_test(struct kunit *test)
 {
-	enum mrk_kind kind = *(const enum mrk_kind *)test->param_value;
+	enum mrk_kind kind = mrk_param_kind(test);
 	struct mrk_pair *pair = mrk_pair_create(test, kind);
 	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 1, 0);
 	struct ib_send_wr send = {};
@@ -996,7 +911,7 @@ static void frwr_rdma_reuse_test(struct kunit *test)
  */
 static void frwr_rdma_read_sink_test(struct kunit *test)
 {
-	enum mrk_kind kind = *(const enum mrk_kind *)test->param_value;
+	enum mrk_kind kind = mrk_param_kind(test);
 	struct mrk_pair *pair = mrk_pair_create(test, kind);
 	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 1, 0);
 	u8 *pb = pair->pbuf, *sink;
@@ -1032,15 +947,15 @@ static void frwr_rdma_read_sink_test(struct kunit *test)
 }
 
 static struct kunit_case mrkit_frwr_rdma_cases[] = {
-	KUNIT_CASE_PARAM(frwr_rdma_multi_mr_test, frwr_kind_gen_params),
-	KUNIT_CASE_PARAM(frwr_rdma_reuse_test, frwr_kind_gen_params),
-	KUNIT_CASE_PARAM(frwr_rdma_read_sink_test, frwr_kind_gen_params),
+	KUNIT_CASE_PARAM(frwr_rdma_multi_mr_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(frwr_rdma_reuse_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(frwr_rdma_read_sink_test, mrk_kind_gen_params),
 	{}
 };
 
 static struct kunit_suite mrkit_frwr_rdma_suite = {
 	.name = "mrkit_frwr_rdma",
-	.suite_init = mrkit_frwr_rdma_suite_init,
+	.suite_init = mrk_rdma_suite_init,
 	.test_cases = mrkit_frwr_rdma_cases,
 };
 

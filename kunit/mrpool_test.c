@@ -24,6 +24,7 @@
 #include "mrkit_priv.h"
 #include "fake_dev.h"
 #include "rdma_fixture.h"
+#include "test_util.h"
 
 MODULE_IMPORT_NS(MRKIT);
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -241,8 +242,8 @@ static void pool_create_fault_test(struct kunit *test)
 		}
 	}
 	fault_arm(test, MRKIT_FAULT_NR_SITES, 0);
-	/* pool, descs, and 5 descriptors */
-	KUNIT_EXPECT_EQ(test, cases, 7U);
+	/* pool, descs, and 5 descriptors each allocated and indexed */
+	KUNIT_EXPECT_EQ(test, cases, 2 + 2 * attr.depth);
 
 	/* The provider's MR allocation, at every descriptor. */
 	for (n = 1; n <= attr.depth; n++) {
@@ -787,23 +788,10 @@ static struct kunit_suite mrkit_pool_suite = {
 
 /* ---- real devices ---- */
 
-static const enum mrk_kind kinds[] = { MRK_RXE, MRK_SIW };
-
-static void kind_desc(const enum mrk_kind *k, char *desc)
-{
-	strscpy(desc, mrk_kind_name(*k), KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(kind, kinds, kind_desc);
-
-static int mrkit_pool_rdma_suite_init(struct kunit_suite *suite)
-{
-	return mrk_devices_setup();
-}
 
 static void pool_rdma_sized_test(struct kunit *test)
 {
-	enum mrk_kind kind = *(const enum mrk_kind *)test->param_value;
+	enum mrk_kind kind = mrk_param_kind(test);
 	struct ib_device *dev;
 	struct mrkit_io_shape shape = { .max_io_bytes = SZ_1M, .extra_wrs = 1 };
 	struct mrkit_pool_attr attr = {
@@ -847,7 +835,7 @@ static void pool_rdma_sized_test(struct kunit *test)
  */
 static void pool_rdma_peer_write_test(struct kunit *test)
 {
-	enum mrk_kind kind = *(const enum mrk_kind *)test->param_value;
+	enum mrk_kind kind = mrk_param_kind(test);
 	struct mrk_pair *pair = mrk_pair_create(test, kind);
 	struct mrkit_pool_attr attr = {
 		.name = "rw", .depth = 4, .node = NUMA_NO_NODE,
@@ -935,14 +923,14 @@ static void pool_rdma_peer_write_test(struct kunit *test)
 }
 
 static struct kunit_case mrkit_pool_rdma_cases[] = {
-	KUNIT_CASE_PARAM(pool_rdma_sized_test, kind_gen_params),
-	KUNIT_CASE_PARAM(pool_rdma_peer_write_test, kind_gen_params),
+	KUNIT_CASE_PARAM(pool_rdma_sized_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(pool_rdma_peer_write_test, mrk_kind_gen_params),
 	{}
 };
 
 static struct kunit_suite mrkit_pool_rdma_suite = {
 	.name = "mrkit_pool_rdma",
-	.suite_init = mrkit_pool_rdma_suite_init,
+	.suite_init = mrk_rdma_suite_init,
 	.test_cases = mrkit_pool_rdma_cases,
 };
 

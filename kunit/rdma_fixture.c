@@ -767,3 +767,73 @@ int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,
 	*iova = mr->iova;
 	return 0;
 }
+
+static bool mrk_res_is(struct kunit *test, struct kunit_resource *res,
+		       void *data)
+{
+	return res->data == data;
+}
+
+/**
+ * mrk_pair_destroy - tear a pair down before its test ends
+ * @pair: from mrk_pair_create*()
+ */
+
+void mrk_pair_destroy(struct mrk_pair *pair)
+{
+	kunit_destroy_resource(pair->test, mrk_res_is, pair);
+}
+
+/**
+ * mrk_local_post_recv - the local side posts a receive
+ * @pair: the pair
+ * @dma: DMA address of the buffer (local_dma_lkey)
+ * @len: bytes
+ * @w: completion, polled with mrk_poll(); w->wc has the invalidated rkey
+ *
+ * Return: the post's result.
+ */
+int mrk_local_post_recv(struct mrk_pair *pair, u64 dma, u32 len,
+			struct mrk_wait *w)
+{
+	struct ib_sge sge = {
+		.addr = dma,
+		.length = len,
+		.lkey = pair->local.pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &w->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	mrk_wait_init(w);
+	return ib_post_recv(pair->local.qp, &wr, NULL);
+}
+
+/**
+ * mrk_peer_send - the peer sends an empty message
+ * @pair: the pair
+ * @op: IB_WR_SEND or IB_WR_SEND_WITH_INV
+ * @inv_key: the rkey to invalidate at the receiver (SEND_WITH_INV)
+ * @w: the send's completion
+ *
+ * Return: 0 when the send completed (see w->wc.status), or an error.
+ */
+int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
+		  struct mrk_wait *w)
+{
+	struct ib_send_wr wr = {
+		.wr_cqe = &w->cqe,
+		.opcode = op,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = inv_key,
+	};
+	int ret;
+
+	mrk_wait_init(w);
+	ret = ib_post_send(pair->peer.qp, &wr, NULL);
+	if (ret)
+		return ret;
+	return mrk_poll(pair, w, 5000);
+}

@@ -63,6 +63,11 @@ struct ib_device *mrk_device(enum mrk_kind kind);
 struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind);
 struct mrk_pair *mrk_pair_create_pd(struct kunit *test, enum mrk_kind kind,
 				    struct ib_pd *local_pd);
+void mrk_pair_destroy(struct mrk_pair *pair);
+int mrk_local_post_recv(struct mrk_pair *pair, u64 dma, u32 len,
+			struct mrk_wait *w);
+int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
+		  struct mrk_wait *w);
 int mrk_peer_post_recv(struct mrk_pair *pair, u32 off, u32 len,
 		       struct mrk_wait *w);
 int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,

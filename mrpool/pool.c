@@ -100,6 +100,7 @@ const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES] = {
 	[MRKIT_FAULT_POOL_ALLOC]	= "pool_alloc",
 	[MRKIT_FAULT_DESCS_ALLOC]	= "descs_alloc",
 	[MRKIT_FAULT_DESC_ALLOC]	= "desc_alloc",
+	[MRKIT_FAULT_RKEY_INDEX]	= "rkey_index",
 };
 EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_site_names);
 
@@ -292,6 +293,20 @@ static struct ib_mr *mrkit_alloc_ibmr(struct mrkit_pool *pool)
 	return ib_alloc_mr(pool->pd, pool->mr_type, pool->pages_per_mr);
 }
 
+/* Index a descriptor by its MR's index (the rkey without the key byte). */
+static int mrkit_index_mr(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	if (mrkit_fault(MRKIT_FAULT_RKEY_INDEX))
+		return -ENOMEM;
+	return xa_err(xa_store(&pool->rkeys, mr->ibmr->rkey >> 8, mr,
+			       GFP_KERNEL));
+}
+
+static void mrkit_unindex_mr(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	xa_cmpxchg(&pool->rkeys, mr->ibmr->rkey >> 8, mr, NULL, 0);
+}
+
 /* Allocate descriptors into slots [nr_alloc, nr_alloc + n); caller holds grow_lock. */
 static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 {
@@ -317,6 +332,11 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 		mr->idx = first + i;
 		atomic_set(&mr->state, MRKIT_MR_FREE);
 		pool->descs[first + i] = mr;
+		ret = mrkit_index_mr(pool, mr);
+		if (ret) {
+			i++;
+			goto out_unwind;
+		}
 	}
 	/* Publish the slots before any descriptor can be popped. */
 	WRITE_ONCE(pool->nr_alloc, first + n);
@@ -328,6 +348,7 @@ out_unwind:
 	while (i--) {
 		mr = pool->descs[first + i];
 		pool->descs[first + i] = NULL;
+		mrkit_unindex_mr(pool, mr);
 		ib_dereg_mr(mr->ibmr);
 		mrkit_free(mr);
 	}
@@ -343,6 +364,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 
 	llist_for_each_entry_safe(mr, tmp, list, retire_node) {
 		if (mr->ibmr) {
+			mrkit_unindex_mr(pool, mr);
 			ib_dereg_mr(mr->ibmr);
 			mr->ibmr = NULL;
 		}
@@ -357,6 +379,15 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 		mr->ibmr = ibmr;
 		mr->dev_valid = false;
 		mr->orphan = false;
+		if (mrkit_index_mr(pool, mr)) {
+			mrkit_pool_err(pool,
+				       "cannot index replacement MR; slot %u stays retired\n",
+				       mr->idx);
+			ib_dereg_mr(ibmr);
+			mr->ibmr = NULL;
+			llist_add(&mr->retire_node, &pool->retire_list);
+			continue;
+		}
 		pool->stale_replaced++;
 		atomic_set(&mr->state, MRKIT_MR_FREE);
 		atomic_dec(&pool->nr_stale);
@@ -378,6 +409,7 @@ static void mrkit_pool_wake(struct mrkit_pool *pool)
 
 static void mrkit_pool_free(struct mrkit_pool *pool)
 {
+	xa_destroy(&pool->rkeys);
 	mrkit_kvfree(pool->descs);
 	mrkit_free(pool);
 }
@@ -389,8 +421,10 @@ static void mrkit_pool_reap(struct mrkit_pool *pool)
 	struct mrkit_mr *mr, *tmp;
 
 	llist_for_each_entry_safe(mr, tmp, list, retire_node) {
-		if (mr->ibmr)
+		if (mr->ibmr) {
+			mrkit_unindex_mr(pool, mr);
 			ib_dereg_mr(mr->ibmr);
+		}
 		pool->descs[mr->idx] = NULL;
 		mrkit_free(mr);
 		if (atomic_dec_and_test(&pool->outstanding)) {
@@ -510,6 +544,8 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	pool->flags = attr->flags;
 	init_llist_head(&pool->retire_list);
 	init_llist_head(&pool->orphan_list);
+	xa_init(&pool->rkeys);
+	pool->peer_remote_inv = mrkit_remote_inv_supported(dev);
 	mutex_init(&pool->grow_lock);
 	INIT_WORK(&pool->work, mrkit_pool_work);
 	init_waitqueue_head(&pool->wait);
@@ -523,6 +559,7 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	return pool;
 
 out_free_descs:
+	xa_destroy(&pool->rkeys);
 	mutex_destroy(&pool->grow_lock);
 	mrkit_kvfree(pool->descs);
 out_free_pool:
@@ -564,8 +601,10 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 			outstanding++;
 			continue;
 		}
-		if (mr->ibmr)
+		if (mr->ibmr) {
+			mrkit_unindex_mr(pool, mr);
 			ib_dereg_mr(mr->ibmr);
+		}
 		pool->descs[i] = NULL;
 		mrkit_free(mr);
 	}
@@ -900,6 +939,9 @@ void mrkit_pool_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
 	st->grown = READ_ONCE(pool->grown);
 	st->stale = atomic_read(&pool->nr_stale);
 	st->stale_replaced = READ_ONCE(pool->stale_replaced);
+	st->remote_inv = atomic64_read(&pool->remote_inv);
+	st->local_inv = atomic64_read(&pool->local_inv);
+	st->bogus_inv = atomic64_read(&pool->bogus_inv);
 	st->depth = pool->depth;
 	st->max_depth = pool->max_depth;
 	st->pages_per_mr = pool->pages_per_mr;

@@ -24,10 +24,15 @@ struct mrkit_mr;
  *	used only when the device has %IBK_SG_GAPS_REG, else %IB_MR_TYPE_MEM_REG.
  * @MRKIT_POOL_INTEGRITY: %IB_MR_TYPE_INTEGRITY descriptors for T10-PI
  *	offload; requires %IBK_INTEGRITY_HANDOVER.
+ * @MRKIT_POOL_LAZY_INV: turn the rkey fence off: mrkit_io_complete()
+ *	leaves rkeys valid until the descriptor's next registration (the
+ *	iSER / rdma_rw scheme).  Without it (the default) an I/O completes
+ *	only once every rkey it exposed is invalid.
  */
 enum mrkit_pool_flags {
 	MRKIT_POOL_SG_GAPS	= 1 << 0,
 	MRKIT_POOL_INTEGRITY	= 1 << 1,
+	MRKIT_POOL_LAZY_INV	= 1 << 2,
 };
 
 /**
@@ -63,6 +68,9 @@ struct mrkit_pool_attr {
  *	and not yet replaced.
  * @stale_replaced: retired descriptors whose MR was deregistered and
  *	replaced by a fresh one.
+ * @remote_inv: registrations invalidated by the peer (SEND_WITH_INV).
+ * @local_inv: registrations invalidated by LOCAL_INV or READ_WITH_INV.
+ * @bogus_inv: remote invalidations that matched nothing of their I/O.
  * @depth: @allocated at creation.
  * @max_depth: the growth ceiling.
  * @pages_per_mr: pages one descriptor maps.
@@ -75,6 +83,9 @@ struct mrkit_pool_stats {
 	u32	grown;
 	u32	stale;
 	u64	stale_replaced;
+	u64	remote_inv;
+	u64	local_inv;
+	u64	bogus_inv;
 	u32	depth;
 	u32	max_depth;
 	u32	pages_per_mr;
@@ -216,6 +227,7 @@ struct mrkit_io {
 	u16			nr_mrs;
 	u8			dir;
 	u8			state;
+	bool			remote_inv_done;
 	u32			map_flags;
 	u32			tag;
 	int			access;
@@ -240,6 +252,11 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp);
 int mrkit_io_invalidate_sync(struct mrkit_io *io, struct ib_qp *qp);
 int mrkit_io_release(struct mrkit_io *io, u32 flags);
+int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp);
+int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey);
+struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey);
+bool mrkit_remote_inv_supported(const struct ib_device *dev);
+void mrkit_pool_set_remote_inv(struct mrkit_pool *pool, bool negotiated);
 void mrkit_pool_qp_drained(struct mrkit_pool *pool);
 
 /**

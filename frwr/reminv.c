@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mrkit: remote invalidation and the rkey fence.
+ *
+ * Normal operation
+ * ----------------
+ * A peer that answers with SEND_WITH_INV invalidates one rkey of the I/O
+ * it answers.  The ULP's receive completion handler passes
+ * wc->ex.invalidate_rkey to mrkit_io_remote_inv(): when it is the live
+ * rkey of one of that I/O's registrations (current generation, posted,
+ * not yet invalidated) the registration is marked invalid and will not be
+ * invalidated locally; at most one per I/O.  mrkit_io_complete() then
+ * invalidates the rest locally and delivers the I/O's completion only
+ * after every rkey it exposed is dead (the rkey fence).  Pools created
+ * with %MRKIT_POOL_LAZY_INV instead complete at once and leave rkeys valid
+ * until reuse, for ULPs that explicitly want the iSER / rdma_rw scheme.
+ *
+ * Anything else is a bogus remote invalidation - an rkey of another I/O,
+ * an older generation of one of this I/O's descriptors, any rkey for an
+ * I/O that registered nothing, a second one for the same I/O, or any at
+ * all when the peer did not negotiate remote invalidation.  It returns
+ * -EPROTO, which the ULP treats as a protocol violation; it releases
+ * nothing and changes no state, so every rkey of the I/O is still
+ * invalidated locally.  No path dereferences a descriptor the I/O does
+ * not hold.
+ *
+ * Each pool indexes its descriptors by MR index (rkey >> 8) when MRs are
+ * allocated, so mrkit_pool_find_rkey() maps any rkey a peer names to the
+ * in-flight I/O exposing it in O(1) (an xarray load), without allocating.
+ *
+ * Recovery: none here; invalidation failures are handled by the chains.
+ *
+ * Serialization: the caller serializes calls on one I/O (the receive
+ * completion of an I/O runs before its completion call).  Descriptor
+ * state changes go through cmpxchg; lookups are lock-free (xa_load under
+ * RCU) and descriptors are never freed while their pool lives.
+ */
+
+#include <linux/module.h>
+#include <rdma/mrkit.h>
+
+#include "mrkit_priv.h"
+
+/**
+ * mrkit_remote_inv_supported - can a device take remote invalidations?
+ * @dev: the device
+ *
+ * SEND_WITH_INV reception is part of the memory management extensions
+ * (FRWR) on InfiniBand and RoCE and always present on iWARP.  Whether the
+ * peer may use it is the protocol's business: see
+ * mrkit_pool_set_remote_inv().
+ *
+ * Context: any.
+ * Return: true if rkeys registered on @dev can be invalidated remotely.
+ */
+bool mrkit_remote_inv_supported(const struct ib_device *dev)
+{
+	return rdma_node_get_transport(dev->node_type) == RDMA_TRANSPORT_IWARP ||
+	       (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_remote_inv_supported, MRKIT);
+
+/**
+ * mrkit_pool_set_remote_inv - record whether the peer may invalidate remotely
+ * @pool: the connection's pool
+ * @negotiated: the peer negotiated SEND_WITH_INV (iSER's login does); when
+ *	false, every remote invalidation on this connection is bogus
+ *
+ * The default is true, and false on a device without support.
+ *
+ * Context: any.
+ */
+void mrkit_pool_set_remote_inv(struct mrkit_pool *pool, bool negotiated)
+{
+	WRITE_ONCE(pool->peer_remote_inv,
+		   negotiated && mrkit_remote_inv_supported(pool->dev));
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_remote_inv, MRKIT);
+
+static int mrkit_bogus_inv(struct mrkit_pool *pool, u32 rkey, const char *why)
+{
+	atomic64_inc(&pool->bogus_inv);
+	mrkit_pool_err(pool, "bogus remote invalidation of rkey 0x%x: %s\n",
+		       rkey, why);
+	return -EPROTO;
+}
+
+/**
+ * mrkit_io_remote_inv - account a remote invalidation for an I/O
+ * @io: the I/O the peer's reply belongs to (may be NULL)
+ * @rkey: wc->ex.invalidate_rkey of a receive completion that has
+ *	%IB_WC_WITH_INVALIDATE
+ *
+ * Call from the receive completion handler, before mrkit_io_complete().
+ *
+ * Context: any (a CQ handler).
+ * Return values:
+ *   %0 - @rkey was the live rkey of one of @io's registrations; it is
+ *	invalid now and will not be invalidated locally.
+ *   %-EPROTO - a bogus remote invalidation (see the top of this file):
+ *	nothing changed, and every rkey of @io is still invalidated locally
+ *	by mrkit_io_complete().  Treat it as a protocol violation.
+ *   %-EINVAL - @io is NULL or was never initialized.
+ */
+int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
+{
+	struct mrkit_pool *pool;
+	struct mrkit_mr *mr;
+
+	if (!io || !io->pool)
+		return -EINVAL;
+	pool = io->pool;
+	if (!READ_ONCE(pool->peer_remote_inv))
+		return mrkit_bogus_inv(pool, rkey,
+				       "remote invalidation not negotiated");
+	if (io->state != MRKIT_IO_POSTED || !io->mrs)
+		return mrkit_bogus_inv(pool, rkey,
+				       "the I/O has no posted registration");
+	if (io->remote_inv_done)
+		return mrkit_bogus_inv(pool, rkey,
+				       "second remote invalidation for one I/O");
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (!mr->dev_valid || mr->inv_key != rkey)
+			continue;
+		if (mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					MRKIT_MR_RESERVED))
+			break;
+		mr->dev_valid = false;
+		io->remote_inv_done = true;
+		atomic64_inc(&pool->remote_inv);
+		return 0;
+	}
+	return mrkit_bogus_inv(pool, rkey, "not a live rkey of this I/O");
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_remote_inv, MRKIT);
+
+/**
+ * mrkit_pool_find_rkey - the in-flight I/O exposing an rkey
+ * @pool: the connection's pool
+ * @rkey: any rkey a peer names
+ *
+ * For ULPs that learn the rkey before the I/O, and to validate rkeys.
+ * O(1), lock-free, no allocation.
+ *
+ * Context: any.  The returned I/O stays valid only while the caller
+ * keeps it from completing (e.g. inside the receive completion handler
+ * of its reply).
+ * Return: the I/O whose live registration has exactly @rkey, or NULL.
+ */
+struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey)
+{
+	struct mrkit_mr *mr = xa_load(&pool->rkeys, rkey >> 8);
+
+	if (!mr || !READ_ONCE(mr->dev_valid) || READ_ONCE(mr->inv_key) != rkey ||
+	    mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+		return NULL;
+	return READ_ONCE(mr->io);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_find_rkey, MRKIT);
+
+/**
+ * mrkit_io_complete - finish an I/O under its pool's fence policy
+ * @io: the I/O (posted, possibly remotely invalidated)
+ * @qp: the QP its registrations were posted on
+ *
+ * With the fence (the default): mrkit_io_invalidate(), so @io's done
+ * callback runs only once every rkey it exposed is invalid.  In a
+ * %MRKIT_POOL_LAZY_INV pool: the descriptors go back with their rkeys
+ * still valid and done runs before this returns.
+ *
+ * Context: any context ib_post_send() allows.
+ * Return values: as mrkit_io_invalidate().
+ */
+int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
+{
+	int ret;
+
+	if (!(io->pool->flags & MRKIT_POOL_LAZY_INV))
+		return mrkit_io_invalidate(io, qp);
+	ret = mrkit_io_release(io, MRKIT_RELEASE_LAZY);
+	if (ret)
+		return ret;
+	io->status = 0;
+	io->state = MRKIT_IO_DONE;
+	if (io->done)
+		io->done(io, 0);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_complete, MRKIT);

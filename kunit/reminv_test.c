@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suites for remote invalidation and the rkey fence.
+ *
+ * mrkit_reminv: on the fake device, a match marks one registration
+ * invalid and the rest are invalidated locally; every kind of bogus rkey
+ * (another I/O's, an older generation, none registered, a second one, not
+ * negotiated, a NULL I/O) gets -EPROTO/-EINVAL and changes nothing; the
+ * fence versus a lazy pool; the rkey index; 100,000 random rkeys against
+ * live registrations with zero false matches.
+ *
+ * mrkit_reminv_rdma: on rxe and siw, the peer RDMA-WRITEs then answers
+ * with SEND_WITH_INV: the match is reported, no LOCAL_INV is posted for
+ * it and its rkey is dead; three MRs with one remote invalidation all end
+ * dead; a bogus (another I/O's) rkey is refused and the I/O's own rkey
+ * still dies; and 100 times in a row a peer write right after the I/O's
+ * completion is refused.
+ */
+
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/scatterlist.h>
+#include <rdma/mrkit.h>
+
+#include "mrkit_priv.h"
+#include "fake_dev.h"
+#include "rdma_fixture.h"
+#include "test_util.h"
+
+#define P	PAGE_SIZE
+
+static struct scatterlist *fake_sg(struct kunit *test, u64 addr, u32 len)
+{
+	struct scatterlist *sg = kunit_kzalloc(test, sizeof(*sg), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	sg_init_table(sg, 1);
+	sg_dma_address(sg) = addr;
+	sg_dma_len(sg) = len;
+	return sg;
+}
+
+/* Map and post an I/O of @pages pages (8-page MRs) on the fake device. */
+static int fake_io_post(struct kunit *test, struct fake_dev *fdev,
+			struct mrkit_pool *pool, struct test_io *t, u64 addr,
+			u32 pages, struct mrkit_seg *segs)
+{
+	static struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	int n;
+
+	tio_init(t, pool, MRKIT_PEER_WRITES);
+	n = mrkit_io_map(&t->io, fake_sg(test, addr, pages * P), 1, 0);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, segs, 8), n);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, &send), 0);
+	return n;
+}
+
+static void reminv_match_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 8, 8);
+	struct mrkit_pool_stats st;
+	struct mrkit_seg segs[8];
+	struct test_io t;
+	unsigned int base;
+
+	KUNIT_ASSERT_EQ(test, fake_io_post(test, fdev, pool, &t, 0x100000, 24,
+					   segs), 3);
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, segs[1].key),
+			    &t.io);
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, segs[1].key), 0);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[1].key));
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, segs[0].key),
+			    &t.io);
+	/* Only one per I/O. */
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, segs[2].key), -EPROTO);
+
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 2U);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 2);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, segs[0].key);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].key, segs[2].key);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);	/* the fence */
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	mrkit_pool_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.remote_inv, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.local_inv, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.bogus_inv, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+}
+
+enum bogus_kind {
+	BOGUS_RANDOM,
+	BOGUS_OLD_GENERATION,
+	BOGUS_OTHER_IO,
+	BOGUS_NOTHING_REGISTERED,
+	BOGUS_NOT_POSTED,
+	BOGUS_SECOND,
+	BOGUS_NOT_NEGOTIATED,
+	BOGUS_NULL_IO,
+};
+
+struct bogus_case {
+	const char *name;
+	enum bogus_kind kind;
+	int err;
+};
+
+static const struct bogus_case bogus_cases[] = {
+	{ "random_rkey", BOGUS_RANDOM, -EPROTO },
+	{ "older_generation", BOGUS_OLD_GENERATION, -EPROTO },
+	{ "other_io", BOGUS_OTHER_IO, -EPROTO },
+	{ "nothing_registered", BOGUS_NOTHING_REGISTERED, -EPROTO },
+	{ "mapped_not_posted", BOGUS_NOT_POSTED, -EPROTO },
+	{ "second_for_one_io", BOGUS_SECOND, -EPROTO },
+	{ "not_negotiated", BOGUS_NOT_NEGOTIATED, -EPROTO },
+	{ "null_io", BOGUS_NULL_IO, -EINVAL },
+};
+
+static void bogus_desc(const struct bogus_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bogus, bogus_cases, bogus_desc);
+
+static void reminv_bogus_test(struct kunit *test)
+{
+	const struct bogus_case *c = test->param_value;
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 8, 8);
+	struct mrkit_seg segs[8], other[8], old[8];
+	struct mrkit_pool_stats before, after;
+	struct test_io t, o, empty;
+	unsigned int base, n = 0;
+	u32 key = 0;
+	int ret;
+
+	/* The victim I/O's descriptor had a previous generation. */
+	if (c->kind == BOGUS_OLD_GENERATION) {
+		fake_io_post(test, fdev, pool, &t, 0x100000, 8, old);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		fake_complete(fdev, IB_WC_SUCCESS, 64);
+	}
+	if (c->kind != BOGUS_NOTHING_REGISTERED && c->kind != BOGUS_NOT_POSTED)
+		n = fake_io_post(test, fdev, pool, &t, 0x100000, 16, segs);
+	fake_io_post(test, fdev, pool, &o, 0x900000, 8, other);
+
+	switch (c->kind) {
+	case BOGUS_RANDOM:
+		key = segs[0].key ^ 0x5a5a00;
+		break;
+	case BOGUS_OLD_GENERATION:
+		key = old[0].key;
+		KUNIT_EXPECT_NE(test, key, segs[0].key);
+		KUNIT_EXPECT_EQ(test, key >> 8, segs[0].key >> 8);
+		break;
+	case BOGUS_OTHER_IO:
+		key = other[0].key;
+		break;
+	case BOGUS_NOTHING_REGISTERED:
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		key = other[0].key;
+		break;
+	case BOGUS_NOT_POSTED:
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		n = mrkit_io_map(&t.io, fake_sg(test, 0x300000, P), 1, 0);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 8), 1);
+		key = segs[0].key;
+		break;
+	case BOGUS_SECOND:
+		KUNIT_ASSERT_EQ(test, mrkit_io_remote_inv(&t.io, segs[0].key), 0);
+		key = segs[1].key;
+		break;
+	case BOGUS_NOT_NEGOTIATED:
+		mrkit_pool_set_remote_inv(pool, false);
+		key = segs[0].key;
+		break;
+	case BOGUS_NULL_IO:
+		KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(NULL, segs[0].key),
+				-EINVAL);
+		memset(&empty, 0, sizeof(empty));
+		KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&empty.io, 1),
+				-EINVAL);
+		key = segs[0].key ^ 1;
+		break;
+	}
+
+	mrkit_pool_stats(pool, &before);
+	ret = c->kind == BOGUS_NULL_IO ? mrkit_io_remote_inv(NULL, key) :
+					 mrkit_io_remote_inv(&t.io, key);
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	mrkit_pool_stats(pool, &after);
+	/* Nothing released, no other I/O touched. */
+	KUNIT_EXPECT_EQ(test, after.in_use, before.in_use);
+	KUNIT_EXPECT_EQ(test, after.remote_inv, before.remote_inv);
+	KUNIT_EXPECT_EQ(test, after.bogus_inv,
+			before.bogus_inv + (c->err == -EPROTO));
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, other[0].key),
+			    &o.io);
+
+	/* Every remaining rkey of the I/O is still invalidated locally. */
+	base = fdev->nr_recs;
+	if (c->kind == BOGUS_NOTHING_REGISTERED) {
+		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp),
+				-EINVAL);
+	} else {
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV),
+				c->kind == BOGUS_SECOND ? n - 1 :
+				c->kind == BOGUS_NOT_POSTED ? 0 : n);
+		fake_complete(fdev, IB_WC_SUCCESS, 64);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	}
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&o.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	KUNIT_EXPECT_EQ(test, o.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
+static void reminv_lazy_pool_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool_attr attr = {
+		.name = "lazy", .depth = 1, .pages_per_mr = 8,
+		.flags = MRKIT_POOL_LAZY_INV, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct mrkit_seg s1[8], s2[8];
+	struct test_io t;
+	unsigned int base;
+
+	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	/* Fence off: done at once, no LOCAL_INV, the rkey left valid. */
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	/* The next registration invalidates the old key first. */
+	fake_io_post(test, fdev, pool, &t, 0x200000, 4, s2);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s1[0].key);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+}
+
+/*
+ * 100,000 random rkeys against 32 live registrations: half fully random,
+ * half a live MR index with a random key byte (other generations).
+ */
+static void reminv_fuzz_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 40, 8);
+	struct mrkit_pool_stats before, after;
+	struct mrkit_seg segs[8][8];
+	struct test_io *t;
+	struct rnd_state rnd;
+	unsigned int i, j, k, false_match = 0, hits = 0;
+
+	t = kunit_kcalloc(test, 8, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, fake_io_post(test, fdev, pool, &t[i],
+						   0x1000000 * (i + 1), 32,
+						   segs[i]), 4);
+	prandom_seed_state(&rnd, 0x6d726b74);
+	mrkit_pool_stats(pool, &before);
+	for (k = 0; k < 100000; k++) {
+		u32 r = prandom_u32_state(&rnd);
+		struct mrkit_io *io;
+		bool live = false;
+
+		if (k & 1)
+			r = (segs[r % 8][(r >> 3) % 4].key & ~0xffU) |
+			    (prandom_u32_state(&rnd) & 0xff);
+		for (i = 0; i < 8; i++)
+			for (j = 0; j < 4; j++)
+				if (segs[i][j].key == r)
+					live = true;
+		io = mrkit_pool_find_rkey(pool, r);
+		if (live) {
+			hits++;
+			continue;
+		}
+		if (io)
+			false_match++;
+		/* Offered to an I/O, a non-live rkey never matches. */
+		if (mrkit_io_remote_inv(&t[k % 8].io, r) != -EPROTO)
+			false_match++;
+	}
+	mrkit_pool_stats(pool, &after);
+	KUNIT_EXPECT_EQ(test, false_match, 0U);
+	KUNIT_EXPECT_GT(test, hits, 0U);	/* the live keys were hit too */
+	KUNIT_EXPECT_EQ(test, after.in_use, before.in_use);
+	KUNIT_EXPECT_EQ(test, after.remote_inv, before.remote_inv);
+	KUNIT_EXPECT_EQ(test, after.allocated, before.allocated);
+	for (i = 0; i < 8; i++)
+		for (j = 0; j < 4; j++)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    mrkit_pool_find_rkey(pool,
+								 segs[i][j].key),
+					    &t[i].io);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t[i].io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
+static void reminv_supported_test(struct kunit *test)
+{
+	static const struct fake_dev_attr ib = {};
+	static const struct fake_dev_attr iw = { .iwarp = true };
+	static const struct fake_dev_attr none = { .no_defaults = true,
+						   .frpl = 16 };
+
+	struct fake_dev *d_ib = fake_dev_create(test, &ib);
+	struct fake_dev *d_iw = fake_dev_create(test, &iw);
+	struct fake_dev *d_none = fake_dev_create(test, &none);
+
+	KUNIT_EXPECT_TRUE(test, mrkit_remote_inv_supported(&d_ib->ibdev));
+	KUNIT_EXPECT_TRUE(test, mrkit_remote_inv_supported(&d_iw->ibdev));
+	KUNIT_EXPECT_FALSE(test, mrkit_remote_inv_supported(&d_none->ibdev));
+}
+
+static struct kunit_case mrkit_reminv_cases[] = {
+	KUNIT_CASE(reminv_match_test),
+	KUNIT_CASE_PARAM(reminv_bogus_test, bogus_gen_params),
+	KUNIT_CASE(reminv_lazy_pool_test),
+	KUNIT_CASE(reminv_fuzz_test),
+	KUNIT_CASE(reminv_supported_test),
+	{}
+};
+
+static struct kunit_suite mrkit_reminv_suite = {
+	.name = "mrkit_reminv",
+	.test_cases = mrkit_reminv_cases,
+};
+
+/* ---- real devices ---- */
+
+
+/* A local buffer of @pages pages registered for the peer to write. */
+struct ri_io {
+	struct test_io t;
+	u8 *buf;
+	struct scatterlist sg;
+	struct mrkit_seg segs[4];
+	int n;
+};
+
+static void ri_post(struct kunit *test, struct mrk_pair *pair,
+		    struct mrkit_pool *pool, struct ri_io *r, u32 pages)
+{
+	struct ib_send_wr send = {};
+	struct mrk_wait sent, recv;
+
+	r->buf = kunit_kzalloc(test, pages * P, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->buf);
+	sg_init_one(&r->sg, r->buf, pages * P);
+	tio_init(&r->t, pool, MRKIT_PEER_WRITES);
+	r->n = mrkit_io_map(&r->t.io, &r->sg, 1, MRKIT_MAP_DMA);
+	KUNIT_ASSERT_GT(test, r->n, 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&r->t.io, r->segs, 4), r->n);
+	/* The caller's WR behind the REG_MRs: an empty SEND to the peer. */
+	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, SZ_512K, 64, &recv), 0);
+	mrk_wait_init(&sent);
+	send.opcode = IB_WR_SEND;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.wr_cqe = &sent.cqe;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&r->t.io, pair->local.qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
+	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+}
+
+/* The peer writes a pattern into segment @s, then sends with invalidate. */
+static void ri_write_and_send_inv(struct kunit *test, struct mrk_pair *pair,
+				  struct ri_io *r, int s, u32 inv_key,
+				  struct mrk_wait *lrecv, u64 lrecv_dma)
+{
+	struct mrk_wait w;
+
+	memset(pair->pbuf, 0xc0 + s, r->segs[s].length);
+	KUNIT_ASSERT_EQ(test, mrk_local_post_recv(pair, lrecv_dma, 64, lrecv),
+			0);
+	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0,
+					    r->segs[s].length, r->segs[s].addr,
+					    r->segs[s].key, &w), 0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_peer_send(pair, IB_WR_SEND_WITH_INV, inv_key,
+					    &w), 0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, lrecv, 5000), 0);
+	KUNIT_ASSERT_EQ(test, lrecv->wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, lrecv->wc.wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_ASSERT_EQ(test, lrecv->wc.ex.invalidate_rkey, inv_key);
+}
+
+static u64 ri_recv_buf(struct kunit *test, struct mrk_pair *pair)
+{
+	void *b = kunit_kzalloc(test, 64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	return ib_dma_map_single(pair->dev, b, 64, DMA_FROM_DEVICE);
+}
+
+static void reminv_rdma_match_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 4, 0);
+	u64 rdma = ri_recv_buf(test, pair);
+	struct mrk_wait lrecv;
+	struct ri_io r;
+	u32 i;
+
+	ri_post(test, pair, pool, &r, 4);
+	KUNIT_ASSERT_EQ(test, r.n, 1);
+	ri_write_and_send_inv(test, pair, &r, 0, r.segs[0].key, &lrecv, rdma);
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&r.t.io,
+						  lrecv.wc.ex.invalidate_rkey), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
+	/* No LOCAL_INV for the remotely invalidated MR: done at once. */
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&r.t.io), 0U);
+	KUNIT_EXPECT_EQ(test, r.t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	for (i = 0; i < r.segs[0].length; i++)
+		if (r.buf[i] != 0xc0)
+			break;
+	KUNIT_EXPECT_EQ(test, i, r.segs[0].length);
+	/* And the peer can no longer use the rkey. */
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(pair, r.segs[0].addr,
+						   r.segs[0].key, r.buf, 64), 0);
+}
+
+static void reminv_rdma_three_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 4, 2);
+	u64 rdma = ri_recv_buf(test, pair);
+	struct mrk_wait lrecv;
+	struct ri_io r;
+	int s;
+
+	ri_post(test, pair, pool, &r, 6);
+	KUNIT_ASSERT_EQ(test, r.n, 3);
+	ri_write_and_send_inv(test, pair, &r, 1, r.segs[1].key, &lrecv, rdma);
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&r.t.io, r.segs[1].key), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&r.t.io), 2U);
+	KUNIT_ASSERT_EQ(test, wait_io(pair, &r.t), 0);
+	KUNIT_EXPECT_EQ(test, r.t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, r.buf[2 * P], 0xc1);
+	/* All three rkeys are dead, each probed from its own connection. */
+	for (s = 0; s < 3; s++) {
+		struct mrk_pair *probe = mrk_pair_create_pd(test, kind,
+							    pair->local.pd);
+
+		KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(probe, r.segs[s].addr,
+							   r.segs[s].key,
+							   r.buf + s * 2 * P,
+							   64), 0);
+		mrk_pair_destroy(probe);
+	}
+}
+
+static void reminv_rdma_bogus_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 4, 0);
+	u64 rdma = ri_recv_buf(test, pair);
+	struct mrk_pair *probe;
+	struct mrk_wait lrecv;
+	struct ri_io a, b;
+
+	ri_post(test, pair, pool, &a, 1);
+	ri_post(test, pair, pool, &b, 1);
+	/* The reply to A invalidates B's rkey. */
+	ri_write_and_send_inv(test, pair, &a, 0, b.segs[0].key, &lrecv, rdma);
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&a.t.io,
+						  lrecv.wc.ex.invalidate_rkey),
+			-EPROTO);
+	/* Nothing of A or B changed in mrkit's view. */
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, a.segs[0].key),
+			    &a.t.io);
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, b.segs[0].key),
+			    &b.t.io);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 2U);
+	/* A's own rkey is still invalidated locally, and dies. */
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&a.t.io, pair->local.qp), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&a.t.io), 1U);
+	KUNIT_ASSERT_EQ(test, wait_io(pair, &a.t), 0);
+	KUNIT_EXPECT_EQ(test, a.t.rec.status, 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&b.t.io, pair->local.qp), 0);
+	KUNIT_ASSERT_EQ(test, wait_io(pair, &b.t), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	probe = mrk_pair_create_pd(test, kind, pair->local.pd);
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(probe, a.segs[0].addr,
+						   a.segs[0].key, a.buf, 64), 0);
+}
+
+/*
+ * The fence, 100 times: the I/O's done callback has run, and a peer write
+ * with its rkey right after that is refused.
+ */
+static void reminv_rdma_fence_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 2, 0);
+	struct mrk_pair *probe;
+	unsigned int i, dead = 0;
+	struct mrk_wait w;
+	struct ri_io r;
+
+	for (i = 0; i < 100; i++) {
+		ri_post(test, pair, pool, &r, 1);
+		memset(pair->pbuf, 0x11, 64);
+		KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
+						    r.segs[0].addr,
+						    r.segs[0].key, &w), 0);
+		KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io,
+							pair->local.qp), 0);
+		KUNIT_ASSERT_EQ(test, wait_io(pair, &r.t), 0);
+		KUNIT_ASSERT_EQ(test, r.t.rec.status, 0);
+		/* Completed: the rkey must already be dead. */
+		probe = mrk_pair_create_pd(test, kind, pair->local.pd);
+		if (!mrk_peer_access_dead(probe, r.segs[0].addr, r.segs[0].key,
+					  r.buf, 64))
+			dead++;
+		mrk_pair_destroy(probe);
+		kunit_kfree(test, r.buf);
+	}
+	KUNIT_EXPECT_EQ(test, dead, 100U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+static struct kunit_case mrkit_reminv_rdma_cases[] = {
+	KUNIT_CASE_PARAM(reminv_rdma_match_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_three_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_bogus_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_fence_test, mrk_kind_gen_params),
+	{}
+};
+
+static struct kunit_suite mrkit_reminv_rdma_suite = {
+	.name = "mrkit_reminv_rdma",
+	.suite_init = mrk_rdma_suite_init,
+	.test_cases = mrkit_reminv_rdma_cases,
+};
+
+kunit_test_suites(&mrkit_reminv_suite, &mrkit_reminv_rdma_suite);

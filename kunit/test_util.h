@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by mrkit's KUnit suites.
+ */
+#ifndef _MRKIT_TEST_UTIL_H
+#define _MRKIT_TEST_UTIL_H
+
+#include <kunit/test.h>
+#include <rdma/mrkit.h>
+
+#include "rdma_fixture.h"
+
+struct done_rec {
+	int calls;
+	int status;
+};
+
+/* An I/O whose done callback is counted. */
+struct test_io {
+	struct mrkit_io io;
+	struct done_rec rec;
+};
+
+void tio_init(struct test_io *t, struct mrkit_pool *pool, enum mrkit_dir dir);
+struct mrkit_pool *frwr_pool(struct kunit *test, struct ib_pd *pd, u32 depth,
+			     u32 pages);
+struct mrkit_pool *test_pool(struct kunit *test, struct ib_pd *pd,
+			     const struct mrkit_pool_attr *attr);
+u32 in_use(struct mrkit_pool *pool);
+int wait_io(struct mrk_pair *pair, struct test_io *t);
+
+/* KUnit parameters: the real devices, rxe then siw; and a suite_init. */
+const void *mrk_kind_gen_params(const void *prev, char *desc);
+int mrk_rdma_suite_init(struct kunit_suite *suite);
+
+static inline enum mrk_kind mrk_param_kind(struct kunit *test)
+{
+	return *(const enum mrk_kind *)test->param_value;
+}
+
+#endif /* _MRKIT_TEST_UTIL_H */
