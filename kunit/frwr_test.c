@@ -695,7 +695,6 @@ static struct kunit_suite mrkit_frwr_suite = {
 
 /* ---- real devices ---- */
 
-
 #define RD_PAGES	20
 #define RD_LEN		(RD_PAGES * PAGE_SIZE - 700)
 

@@ -788,7 +788,6 @@ static struct kunit_suite mrkit_pool_suite = {
 
 /* ---- real devices ---- */
 
-
 static void pool_rdma_sized_test(struct kunit *test)
 {
 	enum mrk_kind kind = mrk_param_kind(test);

@@ -352,7 +352,6 @@ static struct kunit_suite mrkit_reminv_suite = {
 
 /* ---- real devices ---- */
 
-
 /* A local buffer of @pages pages registered for the peer to write. */
 struct ri_io {
 	struct test_io t;
