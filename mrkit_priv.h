@@ -55,6 +55,8 @@ enum mrkit_mr_state {
  *	awaited (a chain failed to post after it): parked until the QP is
  *	drained.
  * @chained_inv: the chain being posted invalidates its old key first.
+ * @pi_unchecked: an integrity registration was posted and its signature
+ *	status has not been read yet.
  * @inv_key: the key registered at the device while @dev_valid.
  * @io: the I/O holding it, while it is handed out.
  * @io_next: next descriptor of the same I/O.
@@ -76,6 +78,7 @@ struct mrkit_mr {
 	bool			dev_valid;
 	bool			orphan;
 	bool			chained_inv;
+	bool			pi_unchecked;
 	u32			inv_key;
 	struct mrkit_io		*io;
 	struct mrkit_mr		*io_next;
@@ -116,6 +119,9 @@ struct mrkit_mr {
  * @remote_inv: registrations the peer invalidated.
  * @local_inv: registrations invalidated by LOCAL_INV / READ_WITH_INV.
  * @bogus_inv: remote invalidations that matched nothing.
+ * @sig_checks: signature statuses read.
+ * @sig_errors: signature statuses reporting a PI error.
+ * @sig_forced: statuses mrkit read because the ULP had not.
  * @peer_remote_inv: the peer may send SEND_WITH_INV (mrkit_pool_set_remote_inv()).
  * @rkeys: descriptors by MR index (rkey >> 8), filled when MRs are
  *	allocated so that lookups on the I/O path never allocate.
@@ -155,6 +161,9 @@ struct mrkit_pool {
 	atomic64_t		remote_inv;
 	atomic64_t		local_inv;
 	atomic64_t		bogus_inv;
+	atomic64_t		sig_checks;
+	atomic64_t		sig_errors;
+	atomic64_t		sig_forced;
 	bool			peer_remote_inv;
 	struct xarray		rkeys;
 	struct llist_head	retire_list;
@@ -187,6 +196,7 @@ const char *mrkit_mr_state_name(enum mrkit_mr_state state);
 int mrkit_mr_put_valid(struct mrkit_mr *mr);
 void mrkit_io_hand_out(struct mrkit_io *io);
 void mrkit_io_put_all(struct mrkit_io *io);
+int mrkit_mr_enforce_pi(struct mrkit_io *io, struct mrkit_mr *mr);
 enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io);
 
 /* &mrkit_io.state */

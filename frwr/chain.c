@@ -163,6 +163,8 @@ static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
 	for (mr = io->mrs; mr; mr = mr->io_next)
 		mrkit_io_settle_one(mr, status, drained);
 	mrkit_io_put_all(io);
+	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
+	status = status ?: io->status;
 	io->status = status;
 	io->state = MRKIT_IO_DONE;
 	if (!notify)
@@ -221,6 +223,7 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 		 */
 		mr->dev_valid = true;
 		mr->inv_key = mr->ibmr->rkey;
+		mr->pi_unchecked = mr->ibmr->type == IB_MR_TYPE_INTEGRITY;
 		mr->reg_cqe.done = mrkit_wc_reg;
 		mr->reg.wr.next = NULL;
 		*prev = &mr->reg.wr;
@@ -253,6 +256,7 @@ static void mrkit_chain_regs_failed(struct mrkit_io *io,
 			mrkit_mr_mark_stale(mr);
 		} else {
 			/* Neither posted: as if never handed out. */
+			mr->pi_unchecked = false;
 			mr->dev_valid = mr->chained_inv;
 			mr->inv_key = mr->inv.ex.invalidate_rkey;
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
@@ -467,6 +471,9 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	int ret;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
+		/* Never invalidate a protected registration unchecked. */
+		if (mrkit_mr_enforce_pi(io, mr))
+			io->status = io->status ?: -EILSEQ;
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 			continue;
 		if (!mr->dev_valid) {

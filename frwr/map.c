@@ -249,6 +249,8 @@ void mrkit_io_put_all(struct mrkit_io *io)
 
 	for (mr = io->mrs; mr; mr = next) {
 		next = mr->io_next;
+		if (mrkit_mr_enforce_pi(io, mr))
+			io->status = io->status ?: -EILSEQ;
 		mr->io = NULL;
 		mr->io_next = NULL;
 		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
@@ -342,10 +344,14 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	unsigned int off = 0;
 	int index = 0, dma_nents, ret;
 
-	if (io->state != MRKIT_IO_IDLE || io->mrs) {
+	if ((io->state != MRKIT_IO_IDLE && io->state != MRKIT_IO_DONE) ||
+	    io->mrs) {
 		mrkit_pool_err(pool, "map of an I/O that is not idle\n");
 		return -EINVAL;
 	}
+	io->state = MRKIT_IO_IDLE;
+	io->status = 0;
+	io->remote_inv_done = false;
 	if (!sgl || nents <= 0) {
 		mrkit_pool_err(pool, "map of an empty scatterlist\n");
 		return -EINVAL;
@@ -443,7 +449,8 @@ static void mrkit_mr_hand_out(struct mrkit_io *io, struct mrkit_mr *mr)
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
 	mr->reg.wr.next = NULL;
-	mr->reg.wr.opcode = IB_WR_REG_MR;
+	mr->reg.wr.opcode = ibmr->type == IB_MR_TYPE_INTEGRITY ?
+			    IB_WR_REG_MR_INTEGRITY : IB_WR_REG_MR;
 	mr->reg.wr.wr_cqe = &mr->reg_cqe;
 	mr->reg.wr.num_sge = 0;
 	mr->reg.wr.send_flags = 0;

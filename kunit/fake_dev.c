@@ -24,7 +24,9 @@
 
 #include <kunit/resource.h>
 #include <linux/slab.h>
+#include <linux/t10-pi.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/mrkit.h>
 
 #include "fake_dev.h"
 
@@ -192,19 +194,151 @@ static int fake_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg,
 	return ib_sg_to_pages(mr, sg, sg_nents, sg_offset, fake_set_page);
 }
 
+/* The emulated integrity HCA takes one contiguous data and PI entry. */
 static int fake_map_mr_sg_pi(struct ib_mr *mr, struct scatterlist *data_sg,
 			     int data_sg_nents, unsigned int *data_sg_offset,
 			     struct scatterlist *meta_sg, int meta_sg_nents,
 			     unsigned int *meta_sg_offset)
 {
 	struct fake_dev *fdev = to_fdev(mr->device);
+	struct fake_mr *fmr = to_fake_mr(mr);
 	int err;
 
 	if (fake_call(fdev, FAKE_OP_MAP_MR_SG_PI, &err))
 		return err;
-	to_fake_mr(mr)->npages = 0;
-	return ib_sg_to_pages(mr, data_sg, data_sg_nents, data_sg_offset,
-			      fake_set_page);
+	if (data_sg_nents != 1 || (meta_sg && meta_sg_nents != 1))
+		return -EINVAL;
+	fmr->data_addr = sg_dma_address(data_sg);
+	fmr->data_len = sg_dma_len(data_sg);
+	fmr->meta_addr = meta_sg ? sg_dma_address(meta_sg) : 0;
+	fmr->meta_len = meta_sg ? sg_dma_len(meta_sg) : 0;
+	mr->iova = fmr->data_addr;
+	mr->length = fmr->data_len + fmr->meta_len;
+	return 0;
+}
+
+/* A struct mrkit_pi for the software engine, from one signature domain. */
+static void fake_domain_pi(const struct ib_sig_attrs *sa,
+			   const struct ib_sig_domain *d, struct mrkit_pi *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->op = MRKIT_PI_PASS;
+	pi->interval = d->sig.dif.pi_interval;
+	pi->ref_tag = d->sig.dif.ref_tag;
+	pi->app_tag = d->sig.dif.app_tag;
+	pi->app_tag_mask = d->sig.dif.apptag_check_mask;
+	if (d->sig.dif.ref_remap)
+		pi->flags |= MRKIT_PI_REF_INCREMENT;
+	if (d->sig.dif.app_escape)
+		pi->flags |= MRKIT_PI_APP_ESCAPE;
+	if (d->sig.dif.ref_escape)
+		pi->flags |= MRKIT_PI_REF_ESCAPE;
+	if (d->sig.dif.bg_type == IB_T10DIF_CSUM)
+		pi->flags |= MRKIT_PI_MEM_IPCSUM;
+	if (sa->check_mask & IB_SIG_CHECK_GUARD)
+		pi->flags |= MRKIT_PI_CHECK_GUARD;
+	if (sa->check_mask & IB_SIG_CHECK_APPTAG)
+		pi->flags |= MRKIT_PI_CHECK_APP;
+	if (sa->check_mask & IB_SIG_CHECK_REFTAG)
+		pi->flags |= MRKIT_PI_CHECK_REF;
+}
+
+static void fake_inject(void *prot, int inject, u32 k)
+{
+	struct t10_pi_tuple *t = (struct t10_pi_tuple *)prot + k;
+
+	if (inject == IB_SIG_BAD_GUARD + 1)
+		t->guard_tag ^= cpu_to_be16(0x0101);
+	else if (inject == IB_SIG_BAD_APPTAG + 1)
+		t->app_tag ^= cpu_to_be16(0x0f0f);
+	else if (inject == IB_SIG_BAD_REFTAG + 1)
+		t->ref_tag = cpu_to_be32(be32_to_cpu(t->ref_tag) + 7);
+}
+
+static int fake_verify(struct fake_mr *fmr, const struct ib_sig_attrs *sa,
+		       const struct ib_sig_domain *d, bool mem,
+		       const void *data, u32 len, const void *prot)
+{
+	static const u8 to_ib[] = {
+		[MRKIT_PI_BAD_GUARD] = IB_SIG_BAD_GUARD,
+		[MRKIT_PI_BAD_APP] = IB_SIG_BAD_APPTAG,
+		[MRKIT_PI_BAD_REF] = IB_SIG_BAD_REFTAG,
+	};
+	struct mrkit_pi_result res;
+	struct mrkit_pi pi;
+	int ret;
+
+	fake_domain_pi(sa, d, &pi);
+	ret = mrkit_pi_verify(&pi, mem, data, len, prot, &res);
+	if (ret != -EILSEQ)
+		return ret;
+	fmr->status.fail_status = IB_MR_CHECK_SIG_STATUS;
+	fmr->status.sig_err.err_type = to_ib[res.type];
+	fmr->status.sig_err.expected = res.expected;
+	fmr->status.sig_err.actual = res.actual;
+	fmr->status.sig_err.sig_err_offset = res.offset;
+	fmr->status.sig_err.key = fmr->ibmr.rkey;
+	return 0;
+}
+
+/**
+ * fake_pi_transfer - emulate an integrity HCA moving a registered buffer
+ * @mr: a registered integrity MR
+ * @to_wire: memory to wire (else wire to memory)
+ * @wire_data: the wire side's data
+ * @wire_prot: the wire side's PI tuples
+ * @len: data bytes
+ * @inject: 0, or 1 + an &enum ib_sig_err_type to corrupt in the source PI
+ * @inject_interval: the interval to corrupt
+ *
+ * Applies the registered signature attributes with mrkit's software
+ * engine: the source domain's PI is verified (errors go to the MR's status
+ * for check_mr_status), the data is moved, and the destination domain's PI
+ * is generated.
+ *
+ * Return: 0, or -EINVAL for a bad buffer.
+ */
+int fake_pi_transfer(struct ib_mr *mr, bool to_wire, void *wire_data,
+		     void *wire_prot, u32 len, int inject, u32 inject_interval)
+{
+	struct fake_mr *fmr = to_fake_mr(mr);
+	const struct ib_sig_attrs *sa = mr->sig_attrs;
+	bool mem_dif = sa->mem.sig_type == IB_SIG_TYPE_T10_DIF;
+	bool wire_dif = sa->wire.sig_type == IB_SIG_TYPE_T10_DIF;
+	void *mem = (void *)(uintptr_t)fmr->data_addr;
+	void *memp = (void *)(uintptr_t)fmr->meta_addr;
+	const struct ib_sig_domain *src = to_wire ? &sa->mem : &sa->wire;
+	const struct ib_sig_domain *dst = to_wire ? &sa->wire : &sa->mem;
+	bool src_dif = to_wire ? mem_dif : wire_dif;
+	bool dst_dif = to_wire ? wire_dif : mem_dif;
+	u32 plen = len / (src_dif ? src : dst)->sig.dif.pi_interval * 8;
+	struct mrkit_pi pi;
+	void *tmp;
+	int ret = 0;
+
+	if (len != fmr->data_len || (mem_dif && fmr->meta_len != plen))
+		return -EINVAL;
+	tmp = kmalloc(plen, GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
+	if (src_dif) {
+		memcpy(tmp, to_wire ? memp : wire_prot, plen);
+		if (inject)
+			fake_inject(tmp, inject, inject_interval);
+		ret = fake_verify(fmr, sa, src, to_wire, to_wire ? mem : wire_data,
+				  len, tmp);
+	}
+	if (to_wire)
+		memcpy(wire_data, mem, len);
+	else
+		memcpy(mem, wire_data, len);
+	if (!ret && dst_dif) {
+		fake_domain_pi(sa, dst, &pi);
+		ret = mrkit_pi_generate(&pi, !to_wire, to_wire ? wire_data : mem,
+					len, to_wire ? wire_prot : memp);
+	}
+	kfree(tmp);
+	return ret;
 }
 
 static int fake_check_mr_status(struct ib_mr *mr, u32 check_mask,
@@ -215,7 +349,10 @@ static int fake_check_mr_status(struct ib_mr *mr, u32 check_mask,
 
 	if (fake_call(fdev, FAKE_OP_CHECK_MR_STATUS, &err))
 		return err;
-	memset(mr_status, 0, sizeof(*mr_status));
+	/* Like an HCA: report the pending error once, then clear it. */
+	*mr_status = to_fake_mr(mr)->status;
+	mr_status->fail_status &= check_mask;
+	memset(&to_fake_mr(mr)->status, 0, sizeof(to_fake_mr(mr)->status));
 	return 0;
 }
 
@@ -309,6 +446,8 @@ static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		case IB_WR_REG_MR:
 		case IB_WR_REG_MR_INTEGRITY:
 			rec->mr = reg_wr(wr)->mr;
+			if (rec->mr->sig_attrs)
+				rec->sig = *rec->mr->sig_attrs;
 			rec->key = reg_wr(wr)->key;
 			rec->access = reg_wr(wr)->access;
 			rec->iova = rec->mr->iova;

@@ -32,6 +32,7 @@ struct fake_wr_rec {
 	u64			iova;
 	u64			length;
 	struct ib_mr		*mr;
+	struct ib_sig_attrs	sig;		/* REG_MR_INTEGRITY */
 	u64			remote_addr;
 	u32			rkey;
 	u32			lkey;		/* READ: the sink's lkey */
@@ -46,6 +47,12 @@ struct fake_mr {
 	u32			npages;
 	bool			valid;		/* registered at the "device" */
 	u32			dev_key;	/* key it was registered with */
+	/* integrity MRs: what map_mr_sg_pi loaded, and the pending status */
+	u64			data_addr;
+	u32			data_len;
+	u64			meta_addr;
+	u32			meta_len;
+	struct ib_mr_status	status;
 	struct list_head	node;		/* on fake_dev.mrs */
 };
 
@@ -88,6 +95,8 @@ void fake_fail_nth(struct fake_dev *fdev, enum fake_op op, unsigned int n,
 void fake_fail_clear(struct fake_dev *fdev);
 unsigned int fake_complete(struct fake_dev *fdev, enum ib_wc_status status,
 			   unsigned int max);
+int fake_pi_transfer(struct ib_mr *mr, bool to_wire, void *wire_data,
+		     void *wire_prot, u32 len, int inject, u32 inject_interval);
 unsigned int fake_count(struct fake_dev *fdev, unsigned int from,
 			enum ib_wr_opcode op);
 static inline struct fake_mr *to_fake_mr(struct ib_mr *mr)

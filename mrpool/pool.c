@@ -942,6 +942,9 @@ void mrkit_pool_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
 	st->remote_inv = atomic64_read(&pool->remote_inv);
 	st->local_inv = atomic64_read(&pool->local_inv);
 	st->bogus_inv = atomic64_read(&pool->bogus_inv);
+	st->sig_checks = atomic64_read(&pool->sig_checks);
+	st->sig_errors = atomic64_read(&pool->sig_errors);
+	st->sig_forced = atomic64_read(&pool->sig_forced);
 	st->depth = pool->depth;
 	st->max_depth = pool->max_depth;
 	st->pages_per_mr = pool->pages_per_mr;

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/signature.h>
 
 struct mrkit_pool;
 struct mrkit_mr;
@@ -71,6 +72,10 @@ struct mrkit_pool_attr {
  * @remote_inv: registrations invalidated by the peer (SEND_WITH_INV).
  * @local_inv: registrations invalidated by LOCAL_INV or READ_WITH_INV.
  * @bogus_inv: remote invalidations that matched nothing of their I/O.
+ * @sig_checks: signature statuses checked.
+ * @sig_errors: signature statuses that reported a PI error.
+ * @sig_forced: statuses mrkit had to check itself because the ULP put or
+ *	invalidated a protected registration without checking it.
  * @depth: @allocated at creation.
  * @max_depth: the growth ceiling.
  * @pages_per_mr: pages one descriptor maps.
@@ -86,6 +91,9 @@ struct mrkit_pool_stats {
 	u64	remote_inv;
 	u64	local_inv;
 	u64	bogus_inv;
+	u64	sig_checks;
+	u64	sig_errors;
+	u64	sig_forced;
 	u32	depth;
 	u32	max_depth;
 	u32	pages_per_mr;
@@ -188,6 +196,107 @@ struct mrkit_seg {
 	u32	key;
 };
 
+/* ---- signature (T10-PI) registrations ---- */
+
+/**
+ * enum mrkit_pi_op - what the HCA does with protection information
+ * @MRKIT_PI_INSERT: generate PI on the protected side (the wire when data
+ *	goes to the wire, memory when it comes from it).
+ * @MRKIT_PI_STRIP: verify and remove PI coming from the protected side.
+ * @MRKIT_PI_PASS: PI on both sides; verify and pass it through.
+ */
+enum mrkit_pi_op {
+	MRKIT_PI_INSERT = 1,
+	MRKIT_PI_STRIP,
+	MRKIT_PI_PASS,
+};
+
+/**
+ * enum mrkit_pi_flags - protection details
+ * @MRKIT_PI_TO_WIRE: data goes from memory to the wire (a write at the
+ *	initiator); else it comes from the wire into memory.
+ * @MRKIT_PI_MEM_IPCSUM: the memory domain's guard is the IP checksum
+ *	(SCSI DIX); the wire always uses the T10-DIF CRC.
+ * @MRKIT_PI_REF_INCREMENT: the reference tag increments per interval
+ *	(Type 1 and 2).
+ * @MRKIT_PI_APP_ESCAPE: an application tag of 0xffff disables checking
+ *	of that interval.
+ * @MRKIT_PI_REF_ESCAPE: with 0xffff, a reference tag of 0xffffffff
+ *	disables checking too (Type 3).
+ * @MRKIT_PI_CHECK_GUARD: verify guard tags.
+ * @MRKIT_PI_CHECK_REF: verify reference tags.
+ * @MRKIT_PI_CHECK_APP: verify application tags under @app_tag_mask.
+ */
+enum mrkit_pi_flags {
+	MRKIT_PI_TO_WIRE	= 1 << 0,
+	MRKIT_PI_MEM_IPCSUM	= 1 << 1,
+	MRKIT_PI_REF_INCREMENT	= 1 << 2,
+	MRKIT_PI_APP_ESCAPE	= 1 << 3,
+	MRKIT_PI_REF_ESCAPE	= 1 << 4,
+	MRKIT_PI_CHECK_GUARD	= 1 << 5,
+	MRKIT_PI_CHECK_REF	= 1 << 6,
+	MRKIT_PI_CHECK_APP	= 1 << 7,
+};
+
+/**
+ * struct mrkit_pi - a protection description, free of SCSI and NVMe
+ * @op: &enum mrkit_pi_op
+ * @flags: &enum mrkit_pi_flags
+ * @interval: bytes of data per 8-byte PI tuple (512 or 4096)
+ * @ref_tag: reference tag of the first interval
+ * @app_tag: application tag
+ * @app_tag_mask: bits of @app_tag that are checked
+ * @lba: first logical block, for reporting the failing sector
+ */
+struct mrkit_pi {
+	u8	op;
+	u16	flags;
+	u32	interval;
+	u32	ref_tag;
+	u16	app_tag;
+	u16	app_tag_mask;
+	u64	lba;
+};
+
+/**
+ * enum mrkit_pi_err_type - which tag failed
+ * @MRKIT_PI_OK: none
+ * @MRKIT_PI_BAD_GUARD: the guard tag
+ * @MRKIT_PI_BAD_APP: the application tag
+ * @MRKIT_PI_BAD_REF: the reference tag
+ * @MRKIT_PI_UNKNOWN: the status could not be read
+ */
+enum mrkit_pi_err_type {
+	MRKIT_PI_OK,
+	MRKIT_PI_BAD_GUARD,
+	MRKIT_PI_BAD_APP,
+	MRKIT_PI_BAD_REF,
+	MRKIT_PI_UNKNOWN,
+};
+
+/**
+ * struct mrkit_pi_result - a decoded signature status
+ * @type: &enum mrkit_pi_err_type
+ * @expected: the tag value expected
+ * @actual: the tag value found
+ * @offset: byte offset of the error in the protected stream
+ * @sector: the failing logical block: lba + offset / (interval + 8)
+ * @scsi_asc: SCSI sense ASC (0x10), 0 when no error
+ * @scsi_ascq: 0x01 guard, 0x02 application tag, 0x03 reference tag
+ * @nvme_status: NVME_SC_GUARD_CHECK (0x282), _APPTAG_CHECK (0x283),
+ *	_REFTAG_CHECK (0x284), or NVME_SC_INVALID_PI (0x181) if unknown
+ */
+struct mrkit_pi_result {
+	u8	type;
+	u32	expected;
+	u32	actual;
+	u64	offset;
+	u64	sector;
+	u8	scsi_asc;
+	u8	scsi_ascq;
+	u16	nvme_status;
+};
+
 /**
  * enum mrkit_release_flags - options of mrkit_io_release()
  * @MRKIT_RELEASE_LAZY: leave live rkeys valid; each descriptor's next
@@ -228,6 +337,8 @@ struct mrkit_io {
 	u8			dir;
 	u8			state;
 	bool			remote_inv_done;
+	struct mrkit_pi		pi;
+	struct mrkit_pi_result	pi_result;
 	u32			map_flags;
 	u32			tag;
 	int			access;
@@ -283,5 +394,25 @@ static inline unsigned int mrkit_io_nr_wrs(const struct mrkit_io *io)
 {
 	return io->nr_wrs;
 }
+
+int mrkit_pi_from_scsi(struct mrkit_pi *pi, unsigned char prot_op,
+		       unsigned int prot_flags, unsigned int interval,
+		       u32 ref_tag, u64 lba);
+int mrkit_pi_from_nvme(struct mrkit_pi *pi, bool write, u16 control,
+		       u8 pi_type, u32 lba_size, u32 ref_tag, u16 app_tag,
+		       u16 app_mask, u64 lba);
+int mrkit_pi_to_sig_attrs(const struct mrkit_pi *pi, struct ib_sig_attrs *sa);
+int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
+		    int data_nents, struct scatterlist *prot, int prot_nents,
+		    const struct mrkit_pi *pi);
+int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res);
+void mrkit_pi_decode(const struct mrkit_pi *pi, const struct ib_mr_status *st,
+		     int check_ret, struct mrkit_pi_result *res);
+
+int mrkit_pi_generate(const struct mrkit_pi *pi, bool mem_domain,
+		      const void *data, size_t len, void *prot);
+int mrkit_pi_verify(const struct mrkit_pi *pi, bool mem_domain,
+		    const void *data, size_t len, const void *prot,
+		    struct mrkit_pi_result *res);
 
 #endif /* _RDMA_MRKIT_H */
