@@ -58,6 +58,8 @@ enum mrkit_mr_state {
  * @pi_unchecked: an integrity registration was posted and its signature
  *	status has not been read yet.
  * @inv_key: the key registered at the device while @dev_valid.
+ * @cq_id: restrack id of the send CQ its WRs were last posted to, for
+ *	completion tracepoints.
  * @io: the I/O holding it, while it is handed out.
  * @io_next: next descriptor of the same I/O.
  * @retire_node: link on &mrkit_pool.retire_list or .orphan_list.
@@ -80,6 +82,7 @@ struct mrkit_mr {
 	bool			chained_inv;
 	bool			pi_unchecked;
 	u32			inv_key;
+	u32			cq_id;
 	struct mrkit_io		*io;
 	struct mrkit_mr		*io_next;
 	struct llist_node	retire_node;
@@ -135,6 +138,7 @@ struct mrkit_mr {
  * @notify: optional callback run when a descriptor returns to a starved
  *	pool; @notify_ctx is its argument.
  * @notify_ctx: see @notify.
+ * @debugfs: the pool's debugfs directory.
  * @name: copy of &mrkit_pool_attr.name.
  */
 struct mrkit_pool {
@@ -175,6 +179,7 @@ struct mrkit_pool {
 	wait_queue_head_t	wait;
 	void			(*notify)(struct mrkit_pool *pool, void *ctx);
 	void			*notify_ctx;
+	struct dentry		*debugfs;
 	char			name[32];
 };
 
@@ -197,6 +202,16 @@ int mrkit_mr_put_valid(struct mrkit_mr *mr);
 void mrkit_io_hand_out(struct mrkit_io *io);
 void mrkit_io_put_all(struct mrkit_io *io);
 int mrkit_mr_enforce_pi(struct mrkit_io *io, struct mrkit_mr *mr);
+void mrkit_debugfs_init(void);
+void mrkit_debugfs_exit(void);
+void mrkit_pool_debugfs_add(struct mrkit_pool *pool);
+void mrkit_pool_debugfs_remove(struct mrkit_pool *pool);
+
+static inline u32 mrkit_cq_id(const struct ib_qp *qp)
+{
+	return qp->send_cq ? qp->send_cq->res.id : 0;
+}
+
 enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io);
 
 /* &mrkit_io.state */

@@ -52,10 +52,41 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include <trace/events/mrkit.h>
 
 static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
 			    bool notify);
 static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
+
+/*
+ * Trace what a chain just posted: the REG_MRs of REGISTERED descriptors,
+ * LOCAL_INVs of INVALIDATING ones (READ_WITH_INVs on an iWARP READ chain).
+ * Called only when one of the events is enabled.
+ */
+static void mrkit_trace_chain(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		switch (mrkit_mr_state(mr)) {
+		case MRKIT_MR_REGISTERED:
+			if (mr->chained_inv)
+				trace_mrkit_localinv(mr);
+			trace_mrkit_reg(mr);
+			break;
+		case MRKIT_MR_INVALIDATING:
+			if (io->state == MRKIT_IO_POSTED) {
+				trace_mrkit_reg(mr);
+				trace_mrkit_read_inv(mr);
+			} else {
+				trace_mrkit_localinv(mr);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
 
 /* WARNING: Only wr_cqe and status are reliable in these handlers. */
 
@@ -65,6 +96,7 @@ static void mrkit_wc_reg(struct ib_cq *cq, struct ib_wc *wc)
 					   reg_cqe);
 
 	/* REG_MRs are unsignaled: only failures and flushes come here. */
+	trace_mrkit_wc_reg(wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "REG_MR of descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
@@ -77,6 +109,7 @@ static void mrkit_wc_inv(struct ib_cq *cq, struct ib_wc *wc)
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
 					   inv_cqe);
 
+	trace_mrkit_wc_inv(wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "LOCAL_INV of descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
@@ -102,6 +135,7 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 					   inv_cqe);
 	struct mrkit_io *io = mr->io;
 
+	trace_mrkit_wc_read(wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "RDMA READ into descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
@@ -224,6 +258,7 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 		mr->dev_valid = true;
 		mr->inv_key = mr->ibmr->rkey;
 		mr->pi_unchecked = mr->ibmr->type == IB_MR_TYPE_INTEGRITY;
+		mr->cq_id = mrkit_cq_id(io->qp);
 		mr->reg_cqe.done = mrkit_wc_reg;
 		mr->reg.wr.next = NULL;
 		*prev = &mr->reg.wr;
@@ -269,13 +304,16 @@ static void mrkit_post_failed(struct mrkit_io *io, int ret,
 			      const struct ib_send_wr *first,
 			      const struct ib_send_wr *bad, const char *what)
 {
-	unsigned int posted = 0;
+	unsigned int posted = 0, total;
 	const struct ib_send_wr *w;
 
 	for (w = first; w && w != bad; w = w->next)
 		posted++;
-	mrkit_pool_err(io->pool, "%s: ib_post_send failed: %d after %u WRs\n",
-		       what, ret, posted);
+	for (total = posted; w; w = w->next)
+		total++;
+	trace_mrkit_post_err(io->pool, ret, posted, total);
+	mrkit_pool_err(io->pool, "%s: ib_post_send failed: %d after %u of %u WRs\n",
+		       what, ret, posted, total);
 }
 
 /**
@@ -311,15 +349,17 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		return -EINVAL;
 	}
 	mrkit_io_hand_out(io);
+	io->qp = qp;
 	prev = mrkit_chain_regs(io, &first, &count);
 	*prev = wr;
 	for (; wr; wr = wr->next)
 		count++;
 	io->nr_wrs = count;
 
-	io->qp = qp;
 	io->state = MRKIT_IO_POSTED;
 	ret = ib_post_send(qp, first, &bad);
+	if (!ret && trace_mrkit_reg_enabled())
+		mrkit_trace_chain(io);
 	if (ret) {
 		mrkit_chain_regs_failed(io, bad);
 		mrkit_post_failed(io, ret, first, bad, "registration");
@@ -436,10 +476,14 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 					    MRKIT_MR_INVALIDATING);
 	}
 
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		mr->cq_id = mrkit_cq_id(qp);
 	bad = NULL;
 	ret = ib_post_send(qp, first, &bad);
 	if (ret)
 		goto out_failed;
+	if (trace_mrkit_reg_enabled() || trace_mrkit_read_inv_enabled())
+		mrkit_trace_chain(io);
 	return 0;
 
 out_failed:
@@ -499,9 +543,14 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	*prev = NULL;
 	io->state = MRKIT_IO_INVALIDATING;
 	io->qp = qp;
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		mr->cq_id = mrkit_cq_id(qp);
 	ret = ib_post_send(qp, first, &bad);
-	if (!ret)
+	if (!ret) {
+		if (trace_mrkit_localinv_enabled())
+			mrkit_trace_chain(io);
 		return 0;
+	}
 
 	mrkit_post_failed(io, ret, first, bad, "invalidation");
 	/*

@@ -42,6 +42,7 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include <trace/events/mrkit.h>
 
 /**
  * mrkit_io_init - prepare an I/O object
@@ -434,6 +435,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		off = c.next_off;
 	}
 	io->state = MRKIT_IO_MAPPED;
+	trace_mrkit_map(io, nents);
 	return io->nr_mrs;
 
 out_unwind:

@@ -40,6 +40,7 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include <trace/events/mrkit.h>
 
 /**
  * mrkit_remote_inv_supported - can a device take remote invalidations?
@@ -80,6 +81,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_remote_inv, MRKIT);
 static int mrkit_bogus_inv(struct mrkit_pool *pool, u32 rkey, const char *why)
 {
 	atomic64_inc(&pool->bogus_inv);
+	trace_mrkit_reminv_bogus(pool, rkey);
 	mrkit_pool_err(pool, "bogus remote invalidation of rkey 0x%x: %s\n",
 		       rkey, why);
 	return -EPROTO;
@@ -126,6 +128,7 @@ int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 					MRKIT_MR_RESERVED))
 			break;
 		mr->dev_valid = false;
+		trace_mrkit_reminv(mr);
 		io->remote_inv_done = true;
 		atomic64_inc(&pool->remote_inv);
 		return 0;

@@ -25,11 +25,13 @@ static int __init mrkit_init(void)
 	mrkit_wq = alloc_workqueue("mrkit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!mrkit_wq)
 		return -ENOMEM;
+	mrkit_debugfs_init();
 	return 0;
 }
 
 static void __exit mrkit_exit(void)
 {
+	mrkit_debugfs_exit();
 	destroy_workqueue(mrkit_wq);
 }
 

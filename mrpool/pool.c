@@ -57,6 +57,7 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include <trace/events/mrkit.h>
 
 #define MRKIT_HEAD_NIL		0xffffU
 /* Above this max_sge_rd, devices are fastest with MRs of max_sge_rd pages. */
@@ -390,6 +391,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 		}
 		pool->stale_replaced++;
 		atomic_set(&mr->state, MRKIT_MR_FREE);
+		trace_mrkit_mr_replaced(mr);
 		atomic_dec(&pool->nr_stale);
 		mrkit_push(pool, mr);
 	}
@@ -454,10 +456,12 @@ static void mrkit_pool_work(struct work_struct *work)
 	if (READ_ONCE(pool->grow_pending)) {
 		n = min(pool->depth, pool->max_depth - pool->nr_alloc);
 		ret = n ? mrkit_pool_add(pool, n) : 0;
-		if (ret)
+		if (ret) {
 			mrkit_pool_err(pool, "growth by %u failed: %d\n", n, ret);
-		else
+		} else {
 			pool->grown += n;
+			trace_mrkit_pool_grow(pool, n);
+		}
 		WRITE_ONCE(pool->grow_pending, false);
 	}
 	mutex_unlock(&pool->grow_lock);
@@ -556,6 +560,8 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	mutex_unlock(&pool->grow_lock);
 	if (ret)
 		goto out_free_descs;
+	mrkit_pool_debugfs_add(pool);
+	trace_mrkit_pool_create(pool, attr->depth);
 	return pool;
 
 out_free_descs:
@@ -588,6 +594,8 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 	if (IS_ERR_OR_NULL(pool))
 		return;
 
+	trace_mrkit_pool_destroy(pool, mrkit_pool_in_use(pool));
+	mrkit_pool_debugfs_remove(pool);
 	cancel_work_sync(&pool->work);
 	mutex_lock(&pool->grow_lock);
 	while ((mr = mrkit_pop(pool, &nfree)))
@@ -628,6 +636,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
 {
 	atomic64_inc(&pool->exhausted);
+	trace_mrkit_pool_exhausted(pool, 0);
 	if (READ_ONCE(pool->nr_alloc) < pool->max_depth &&
 	    !READ_ONCE(pool->grow_pending)) {
 		WRITE_ONCE(pool->grow_pending, true);
@@ -670,6 +679,7 @@ struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool)
 			return mrkit_pool_empty(pool);
 	}
 	atomic_set(&mr->state, MRKIT_MR_RESERVED);
+	trace_mrkit_mr_get(mr);
 
 	used = READ_ONCE(pool->nr_alloc) - nfree - atomic_read(&pool->nr_stale);
 	if (unlikely(used > READ_ONCE(pool->high_water)))
@@ -683,6 +693,7 @@ static int mrkit_mr_put_dead(struct mrkit_mr *mr);
 /* The last step of every put of a reusable descriptor (now FREE). */
 static int mrkit_mr_push_free(struct mrkit_pool *pool, struct mrkit_mr *mr)
 {
+	trace_mrkit_mr_put(mr);
 	if (unlikely(READ_ONCE(pool->dead)))
 		return mrkit_mr_put_dead(mr);
 	mrkit_push(pool, mr);
@@ -827,8 +838,10 @@ int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
 		goto illegal;
 	cur = atomic_cmpxchg(&mr->state, from, to);
 	if (cur == from) {
-		if (to == MRKIT_MR_STALE)
+		if (to == MRKIT_MR_STALE) {
 			atomic_inc(&mr->pool->nr_stale);
+			trace_mrkit_mr_stale(mr);
+		}
 		return 0;
 	}
 illegal:
@@ -858,6 +871,7 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 	while (cur >= MRKIT_MR_RESERVED && cur <= MRKIT_MR_INVALIDATING) {
 		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
 			atomic_inc(&mr->pool->nr_stale);
+			trace_mrkit_mr_stale(mr);
 			return;
 		}
 	}

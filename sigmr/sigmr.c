@@ -39,6 +39,7 @@
 #include <scsi/scsi_cmnd.h>
 
 #include "mrkit_priv.h"
+#include <trace/events/mrkit.h>
 
 static bool mrkit_pi_interval_ok(u32 interval)
 {
@@ -318,6 +319,7 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 	io->nr_mrs = 1;
 	io->pi = *pi;
 	io->state = MRKIT_IO_MAPPED;
+	trace_mrkit_map(io, data_nents);
 	return 1;
 
 out_put:
@@ -406,6 +408,7 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
 	if (res->type == MRKIT_PI_OK)
 		return 0;
 	atomic64_inc(&pool->sig_errors);
+	trace_mrkit_sig_err(mr, res);
 	mrkit_pool_err(pool,
 		       "PI error: bad %s at sector %llu (expected 0x%x, actual 0x%x)\n",
 		       mrkit_pi_err_names[res->type], res->sector, res->expected,
