@@ -208,17 +208,6 @@ static void diag_pool_events_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec.val[EV_POOL_DESTROY][0], 0ULL);
 }
 
-static struct scatterlist *diag_sg(struct kunit *test, u64 addr, u32 len)
-{
-	struct scatterlist *sg = kunit_kzalloc(test, sizeof(*sg), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, sg);
-	sg_init_table(sg, 1);
-	sg_dma_address(sg) = addr;
-	sg_dma_len(sg) = len;
-	return sg;
-}
-
 static void diag_chain_events_test(struct kunit *test)
 {
 	static const struct fake_dev_attr fattr = {};
@@ -226,12 +215,12 @@ static void diag_chain_events_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
 	struct ib_send_wr send = { .opcode = IB_WR_SEND };
 	struct mrkit_seg segs[4];
+	struct scatterlist *sg;
 	struct test_io t;
 
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, diag_sg(test, 0x700000,
-							  20 * PAGE_SIZE), 1, 0),
-			3);
+	sg = test_dma_sg(test, 0x700000, 20 * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_MAP], 1U);
 	KUNIT_EXPECT_PTR_EQ(test, rec.obj[EV_MAP], (void *)&t.io);
 	KUNIT_EXPECT_EQ(test, rec.val[EV_MAP][0], 1ULL);	/* nents */
@@ -255,8 +244,8 @@ static void diag_chain_events_test(struct kunit *test)
 
 	/* A flushed REG: wc_reg with the status, and the descriptor stale. */
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, diag_sg(test, 0x100000,
-							  PAGE_SIZE), 1, 0), 1);
+	sg = test_dma_sg(test, 0x100000, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
 	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_REG], 1U);
@@ -266,9 +255,8 @@ static void diag_chain_events_test(struct kunit *test)
 
 	/* A post failing at its second WR. */
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, diag_sg(test, 0x700000,
-							  20 * PAGE_SIZE), 1, 0),
-			3);
+	sg = test_dma_sg(test, 0x700000, 20 * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
 	fdev->post_fail_wr = 1;
 	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), -ENOMEM);
@@ -288,11 +276,12 @@ static void diag_read_reminv_events_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
 	struct ib_send_wr send = { .opcode = IB_WR_SEND };
 	struct mrkit_seg segs[2];
+	struct scatterlist *sg;
 	struct test_io t;
 
 	tio_init(&t, pool, MRKIT_LOCAL_SINK);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, diag_sg(test, 0x100000,
-							  PAGE_SIZE), 1, 0), 1);
+	sg = test_dma_sg(test, 0x100000, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x1000, 7), 0);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_READ_INV], 1U);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_REG], 1U);
@@ -302,9 +291,8 @@ static void diag_read_reminv_events_test(struct kunit *test)
 
 	/* Remote invalidation: matched, then bogus. */
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, diag_sg(test, 0x100000,
-							  2 * PAGE_SIZE), 1, 0),
-			1);
+	sg = test_dma_sg(test, 0x100000, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
 	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, segs[0].key ^ 0x100),

@@ -136,18 +136,6 @@ static void frwr_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
 }
 
-/* A fake I/O over synthetic DMA addresses: @len bytes from @addr. */
-static struct scatterlist *one_sg(struct kunit *test, u64 addr, u32 len)
-{
-	struct scatterlist *sg = kunit_kzalloc(test, sizeof(*sg), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, sg);
-	sg_init_table(sg, 1);
-	sg_dma_address(sg) = addr;
-	sg_dma_len(sg) = len;
-	return sg;
-}
-
 static void frwr_chain_one_test(struct kunit *test)
 {
 	static const struct fake_dev_attr fattr = {};
@@ -161,7 +149,7 @@ static void frwr_chain_one_test(struct kunit *test)
 	u32 key_before;
 
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, one_sg(test, 0x10000, 3 * P),
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x10000, 3 * P),
 					   1, 0), 1);
 	key_before = t.io.mrs->ibmr->rkey;
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg, 1), 1);
@@ -210,7 +198,7 @@ static void frwr_chain_split_test(struct kunit *test)
 
 	tio_init(&t, pool, MRKIT_PEER_READS);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
-					   one_sg(test, 0x700000, 20 * P), 1, 0),
+					   test_dma_sg(test, 0x700000, 20 * P), 1, 0),
 			3);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 4), 3);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
@@ -268,13 +256,13 @@ static void frwr_iova_access_test(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		tio_init(&t, pool, dirs[i].dir);
 		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
-						   one_sg(test, 0x12345000, P), 1,
+						   test_dma_sg(test, 0x12345000, P), 1,
 						   0), 1);
 		KUNIT_EXPECT_EQ(test, t.io.access, dirs[i].access);
 		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	}
 	tio_init(&t, pool, 0);
-	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, one_sg(test, 0x1000, P), 1, 0),
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x1000, P), 1, 0),
 			-EINVAL);
 
 	/* Explicit access: the ibv_reg_mr(3) rule. */
@@ -290,7 +278,7 @@ static void frwr_iova_access_test(struct kunit *test)
 	/* iova: DMA address, zero-based, tag in the high 32 bits. */
 	tio_init(&t, pool, MRKIT_PEER_READS);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
-					   one_sg(test, 0x12345000, 12 * P), 1,
+					   test_dma_sg(test, 0x12345000, 12 * P), 1,
 					   MRKIT_MAP_IOVA_ZERO), 2);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 3), 2);
 	KUNIT_EXPECT_EQ(test, segs[0].addr, 0ULL);
@@ -301,7 +289,7 @@ static void frwr_iova_access_test(struct kunit *test)
 	tio_init(&t, pool, MRKIT_PEER_READS);
 	mrkit_io_set_tag(&t.io, 0xabcd1234);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
-					   one_sg(test, 0x7712345000ULL, 12 * P),
+					   test_dma_sg(test, 0x7712345000ULL, 12 * P),
 					   1, MRKIT_MAP_IOVA_TAG), 2);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 3), 2);
 	KUNIT_EXPECT_EQ(test, segs[0].addr, 0xabcd123412345000ULL);
@@ -317,7 +305,7 @@ static void frwr_rkey_rotation_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 1, 8);
 	struct ib_send_wr send = { .opcode = IB_WR_SEND,
 				   .send_flags = IB_SEND_SIGNALED };
-	struct scatterlist *sg = one_sg(test, 0x40000, P);
+	struct scatterlist *sg = test_dma_sg(test, 0x40000, P);
 	u32 keys[256], before;
 	struct mrkit_seg seg;
 	struct test_io t;
@@ -360,7 +348,7 @@ static void frwr_lazy_reregister_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 1, 8);
 	struct ib_send_wr send = { .opcode = IB_WR_SEND,
 				   .send_flags = IB_SEND_SIGNALED };
-	struct scatterlist *sg = one_sg(test, 0x40000, P);
+	struct scatterlist *sg = test_dma_sg(test, 0x40000, P);
 	struct mrkit_seg seg1, seg2;
 	struct test_io t;
 
@@ -413,7 +401,7 @@ static void frwr_read_inv_test(struct kunit *test)
 		pool = frwr_pool(test, fdev->pd, 4, 8);
 		tio_init(&t, pool, MRKIT_LOCAL_SINK);
 		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
-						   one_sg(test, 0x700000, 12 * P),
+						   test_dma_sg(test, 0x700000, 12 * P),
 						   1, 0), 2);
 		KUNIT_EXPECT_EQ(test, t.io.access, iwarp ?
 				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
@@ -468,7 +456,7 @@ static void frwr_post_failure_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
 	struct ib_send_wr send = { .opcode = IB_WR_SEND,
 				   .send_flags = IB_SEND_SIGNALED };
-	struct scatterlist *sg = one_sg(test, 0x700000, 20 * P);
+	struct scatterlist *sg = test_dma_sg(test, 0x700000, 20 * P);
 	struct mrkit_pool_stats st;
 	struct mrkit_mr *mr;
 	unsigned int k, i, base;
@@ -548,7 +536,7 @@ static void frwr_flush_stale_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
 	struct ib_send_wr send = { .opcode = IB_WR_SEND,
 				   .send_flags = IB_SEND_SIGNALED };
-	struct scatterlist *sg = one_sg(test, 0x700000, 20 * P);
+	struct scatterlist *sg = test_dma_sg(test, 0x700000, 20 * P);
 	struct mrkit_mr *got[4];
 	struct mrkit_pool_stats st;
 	u32 keys[3];
@@ -610,20 +598,20 @@ static void frwr_bad_input_test(struct kunit *test)
 
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, NULL, 1, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, one_sg(test, 0x1000, P), 0, 0),
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x1000, P), 0, 0),
 			-EINVAL);
 	/* Never posted or mapped: nothing to post, segs, invalidate. */
 	KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mrkit_io_segs(&t.io, segs, 4), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), -EINVAL);
 	/* Longer than the pool can ever cover (2 x 8 pages). */
-	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, one_sg(test, 0x100000, 17 * P),
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x100000, 17 * P),
 					   1, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 	/* Mapped twice. */
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, one_sg(test, 0x1000, P), 1, 0),
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x1000, P), 1, 0),
 			1);
-	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, one_sg(test, 0x1000, P), 1, 0),
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x1000, P), 1, 0),
 			-EINVAL);
 	/* Too little room for the segments: nothing handed out. */
 	KUNIT_EXPECT_EQ(test, mrkit_io_segs(&t.io, segs, 0), -ENOSPC);
@@ -632,7 +620,7 @@ static void frwr_bad_input_test(struct kunit *test)
 	/* The pool has one left: an I/O needing two gets -EAGAIN, holds none. */
 	tio_init(&t2, pool, MRKIT_PEER_WRITES);
 	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t2.io,
-					   one_sg(test, 0x100000, 9 * P), 1, 0),
+					   test_dma_sg(test, 0x100000, 9 * P), 1, 0),
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
 	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);

@@ -29,17 +29,6 @@
 
 #define P	PAGE_SIZE
 
-static struct scatterlist *fake_sg(struct kunit *test, u64 addr, u32 len)
-{
-	struct scatterlist *sg = kunit_kzalloc(test, sizeof(*sg), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, sg);
-	sg_init_table(sg, 1);
-	sg_dma_address(sg) = addr;
-	sg_dma_len(sg) = len;
-	return sg;
-}
-
 /* Map and post an I/O of @pages pages (8-page MRs) on the fake device. */
 static int fake_io_post(struct kunit *test, struct fake_dev *fdev,
 			struct mrkit_pool *pool, struct test_io *t, u64 addr,
@@ -49,7 +38,7 @@ static int fake_io_post(struct kunit *test, struct fake_dev *fdev,
 	int n;
 
 	tio_init(t, pool, MRKIT_PEER_WRITES);
-	n = mrkit_io_map(&t->io, fake_sg(test, addr, pages * P), 1, 0);
+	n = mrkit_io_map(&t->io, test_dma_sg(test, addr, pages * P), 1, 0);
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, segs, 8), n);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, &send), 0);
@@ -171,7 +160,7 @@ static void reminv_bogus_test(struct kunit *test)
 		break;
 	case BOGUS_NOT_POSTED:
 		tio_init(&t, pool, MRKIT_PEER_WRITES);
-		n = mrkit_io_map(&t.io, fake_sg(test, 0x300000, P), 1, 0);
+		n = mrkit_io_map(&t.io, test_dma_sg(test, 0x300000, P), 1, 0);
 		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 8), 1);
 		key = segs[0].key;
 		break;

@@ -6,6 +6,7 @@
 
 #include <kunit/resource.h>
 #include <linux/jiffies.h>
+#include <linux/scatterlist.h>
 
 #include "mrkit_priv.h"
 #include "test_util.h"
@@ -98,4 +99,16 @@ const void *mrk_kind_gen_params(const void *prev, char *desc)
 int mrk_rdma_suite_init(struct kunit_suite *suite)
 {
 	return mrk_devices_setup();
+}
+
+/* One DMA-mapped entry of @len bytes at @addr, for the fake device. */
+struct scatterlist *test_dma_sg(struct kunit *test, u64 addr, u32 len)
+{
+	struct scatterlist *sg = kunit_kzalloc(test, sizeof(*sg), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	sg_init_table(sg, 1);
+	sg_dma_address(sg) = addr;
+	sg_dma_len(sg) = len;
+	return sg;
 }

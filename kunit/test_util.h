@@ -27,6 +27,7 @@ struct mrkit_pool *frwr_pool(struct kunit *test, struct ib_pd *pd, u32 depth,
 struct mrkit_pool *test_pool(struct kunit *test, struct ib_pd *pd,
 			     const struct mrkit_pool_attr *attr);
 u32 in_use(struct mrkit_pool *pool);
+struct scatterlist *test_dma_sg(struct kunit *test, u64 addr, u32 len);
 int wait_io(struct mrk_pair *pair, struct test_io *t);
 
 /* KUnit parameters: the real devices, rxe then siw; and a suite_init. */
