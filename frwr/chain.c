@@ -117,14 +117,36 @@ static void mrkit_wc_inv(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/* The signaled last WR of an invalidation or READ chain. */
+/*
+ * A completion that finishes an I/O must find the I/O waiting for it; a
+ * stray or duplicated completion (a provider bug, or a ULP that reused
+ * the cqe) is reported and otherwise ignored.
+ */
+static struct mrkit_io *mrkit_wc_io(struct mrkit_mr *mr, u8 want)
+{
+	struct mrkit_io *io = READ_ONCE(mr->io);
+
+	if (likely(io && io->state == want))
+		return io;
+	mrkit_pool_err(mr->pool,
+		       "completion for descriptor %u, which is not in flight (%s); ignored\n",
+		       mr->idx, mrkit_mr_state_name(mrkit_mr_state(mr)));
+	return NULL;
+}
+
+/* The signaled last WR of an invalidation or READ_WITH_INV chain. */
 static void mrkit_wc_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
 					   inv_cqe);
+	struct mrkit_io *io = READ_ONCE(mr->io);
 
+	io = mrkit_wc_io(mr, io && io->state == MRKIT_IO_POSTED ?
+			 MRKIT_IO_POSTED : MRKIT_IO_INVALIDATING);
+	if (!io)
+		return;
 	mrkit_wc_inv(cq, wc);
-	mrkit_io_finish(mr->io, wc->status == IB_WC_SUCCESS ? 0 : -EIO, true,
+	mrkit_io_finish(io, wc->status == IB_WC_SUCCESS ? 0 : -EIO, true,
 			true);
 }
 
@@ -133,8 +155,10 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
 					   inv_cqe);
-	struct mrkit_io *io = mr->io;
+	struct mrkit_io *io = mrkit_wc_io(mr, MRKIT_IO_POSTED);
 
+	if (!io)
+		return;
 	trace_mrkit_wc_read(wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "RDMA READ into descriptor %u: %s\n",

@@ -45,5 +45,8 @@ if grep -E 'warning:|error:' "$wlog" | grep 'ulp/mrkit/'; then
 	exit 1
 fi
 
+# Summary lines tests print for the record (e.g. the fault matrix).
+grep -ho '# [a-z_]*: fault matrix: .*' "$build/test.log" | sed "s/^/kunit ($variant): /" || true
+
 exec python3 "$proj/scripts/kunit-verdict.py" "$variant" "$json" \
 	"$build/test.log" "$proj"/kunit/*.c
