@@ -152,20 +152,27 @@ static void fm_snap(struct fm_ctx *c, struct fm_snap *s)
 typedef int (*fm_op_t)(struct fm_ctx *c, const struct fm_site *s,
 		       unsigned int nth);
 
+static int fm_create(struct fm_ctx *c, const struct fm_site *s,
+		     unsigned int nth, const struct mrkit_pool_attr *attr)
+{
+	struct mrkit_pool *p;
+
+	fm_arm(c->fdev, s, nth);
+	p = mrkit_pool_create(c->fdev->pd, attr);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	mrkit_pool_destroy(p);
+	return 0;
+}
+
 static int fm_pool_create(struct fm_ctx *c, const struct fm_site *s,
 			  unsigned int nth)
 {
 	struct mrkit_pool_attr attr = {
 		.name = "fm", .depth = 3, .node = NUMA_NO_NODE,
 	};
-	struct mrkit_pool *p;
 
-	fm_arm(c->fdev, s, nth);
-	p = mrkit_pool_create(c->fdev->pd, &attr);
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	mrkit_pool_destroy(p);
-	return 0;
+	return fm_create(c, s, nth, &attr);
 }
 
 static int fm_ipool_create(struct fm_ctx *c, const struct fm_site *s,
@@ -175,14 +182,8 @@ static int fm_ipool_create(struct fm_ctx *c, const struct fm_site *s,
 		.name = "fmi", .depth = 2, .flags = MRKIT_POOL_INTEGRITY,
 		.node = NUMA_NO_NODE,
 	};
-	struct mrkit_pool *p;
 
-	fm_arm(c->fdev, s, nth);
-	p = mrkit_pool_create(c->fdev->pd, &attr);
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	mrkit_pool_destroy(p);
-	return 0;
+	return fm_create(c, s, nth, &attr);
 }
 
 /* Growth runs in the background: a failure leaves the pool as it was. */
