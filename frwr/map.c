@@ -370,7 +370,8 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 
 	dma_nents = nents;
 	if (flags & MRKIT_MAP_DMA) {
-		dma_nents = ib_dma_map_sg(pool->dev, sgl, nents,
+		dma_nents = mrkit_fault(MRKIT_FAULT_DMA_MAP) ? 0 :
+			    ib_dma_map_sg(pool->dev, sgl, nents,
 					  mrkit_io_dma_dir(io));
 		if (!dma_nents) {
 			mrkit_pool_err(pool, "DMA mapping of %d entries failed\n",

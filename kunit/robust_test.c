@@ -146,9 +146,11 @@ static void fm_snap(struct fm_ctx *c, struct fm_snap *s)
 
 /*
  * An operation arms the fault (site, nth) right before the part under
- * test and returns the errno that part gave (0 if none); -EIO means a
- * broken state, which the matrix reports.
+ * test and returns the errno that part gave (0 if none); FM_BROKEN means
+ * a broken state, which the matrix reports.
  */
+#define FM_BROKEN	(-ENOTRECOVERABLE)
+
 typedef int (*fm_op_t)(struct fm_ctx *c, const struct fm_site *s,
 		       unsigned int nth);
 
@@ -200,7 +202,7 @@ static int fm_grow(struct fm_ctx *c, const struct fm_site *s,
 	int ret = 0;
 
 	if (IS_ERR(p))
-		return -EIO;
+		return FM_BROKEN;
 	a = mrkit_mr_get(p);
 	fm_arm(c->fdev, s, nth);
 	mrkit_mr_get(p);		/* empty: queues growth */
@@ -209,7 +211,7 @@ static int fm_grow(struct fm_ctx *c, const struct fm_site *s,
 	if (st.allocated == 1)
 		ret = -ENOMEM;		/* the failed growth left it alone */
 	else if (st.allocated != 2)
-		ret = -EIO;
+		ret = FM_BROKEN;
 	mrkit_mr_put(a);
 	mrkit_pool_destroy(p);
 	return ret;
@@ -223,7 +225,7 @@ static int fm_replace(struct fm_ctx *c, const struct fm_site *s,
 	struct mrkit_mr *mr = mrkit_mr_get(c->pool);
 
 	if (IS_ERR(mr))
-		return -EIO;
+		return FM_BROKEN;
 	mrkit_mr_mark_stale(mr);
 	fm_arm(c->fdev, s, nth);
 	mrkit_mr_put(mr);
@@ -251,7 +253,23 @@ static int fm_io_map(struct fm_ctx *c, const struct fm_site *s,
 					       20 * PAGE_SIZE), 1, 0);
 	if (n < 0)
 		return n;
-	return mrkit_io_release(&c->t.io, 0) ? -EIO : 0;
+	return mrkit_io_release(&c->t.io, 0) ? FM_BROKEN : 0;
+}
+
+/* mrkit DMA-maps the list itself (a real buffer). */
+static int fm_io_map_dma(struct fm_ctx *c, const struct fm_site *s,
+			 unsigned int nth)
+{
+	struct scatterlist sg;
+	int n;
+
+	sg_init_one(&sg, c->dbuf, 4096);
+	tio_init(&c->t, c->pool, MRKIT_PEER_WRITES);
+	fm_arm(c->fdev, s, nth);
+	n = mrkit_io_map(&c->t.io, &sg, 1, MRKIT_MAP_DMA);
+	if (n < 0)
+		return n;
+	return mrkit_io_release(&c->t.io, 0) ? FM_BROKEN : 0;
 }
 
 static int fm_io_map_pi(struct fm_ctx *c, const struct fm_site *s,
@@ -264,7 +282,7 @@ static int fm_io_map_pi(struct fm_ctx *c, const struct fm_site *s,
 	n = mrkit_io_map_pi(&c->t.io, &c->dsg, 1, &c->psg, 1, &c->pi);
 	if (n < 0)
 		return n;
-	return mrkit_io_release(&c->t.io, 0) ? -EIO : 0;
+	return mrkit_io_release(&c->t.io, 0) ? FM_BROKEN : 0;
 }
 
 /* Map, post, complete: a failure in any is unwound to the start. */
@@ -282,10 +300,10 @@ static int fm_io_post(struct fm_ctx *c, const struct fm_site *s,
 		return n;
 	ret = mrkit_io_post(&c->t.io, c->fdev->qp, &send);
 	if (mrkit_io_complete(&c->t.io, c->fdev->qp))
-		return -EIO;
+		return FM_BROKEN;
 	fake_complete(c->fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
 	if (c->t.rec.calls != 1)
-		return -EIO;
+		return FM_BROKEN;
 	return ret ?: c->t.rec.status;
 }
 
@@ -305,7 +323,7 @@ static int fm_io_post_read(struct fm_ctx *c, const struct fm_site *s,
 		return ret;	/* finished with the error already */
 	fake_complete(c->fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
 	fake_complete(c->fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
-	return c->t.rec.calls == 1 ? c->t.rec.status : -EIO;
+	return c->t.rec.calls == 1 ? c->t.rec.status : FM_BROKEN;
 }
 
 static int fm_io_check_pi(struct fm_ctx *c, const struct fm_site *s,
@@ -324,10 +342,10 @@ static int fm_io_check_pi(struct fm_ctx *c, const struct fm_site *s,
 	if (!ret)
 		ret = mrkit_io_check_pi(&c->t.io, &res);
 	if (mrkit_io_complete(&c->t.io, c->fdev->qp))
-		return -EIO;
+		return FM_BROKEN;
 	fake_complete(c->fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
 	if (c->t.rec.calls != 1)
-		return -EIO;
+		return FM_BROKEN;
 	return ret ?: c->t.rec.status;
 }
 
@@ -340,6 +358,7 @@ static const struct {
 	{ "pool_grow", fm_grow },
 	{ "stale_replace", fm_replace },
 	{ "io_map", fm_io_map },
+	{ "io_map_dma", fm_io_map_dma },
 	{ "io_map_pi", fm_io_map_pi },
 	{ "io_post_invalidate", fm_io_post },
 	{ "io_post_read", fm_io_post_read },
@@ -409,7 +428,7 @@ static void robust_fault_matrix_test(struct kunit *test)
 						    "%s: %s #%u absorbed silently",
 						    fm_ops[o].name,
 						    sites[i].name, nth);
-				KUNIT_EXPECT_NE_MSG(test, ret, -EIO,
+				KUNIT_EXPECT_NE_MSG(test, ret, FM_BROKEN,
 						    "%s: %s #%u: unexpected state",
 						    fm_ops[o].name,
 						    sites[i].name, nth);

@@ -102,6 +102,7 @@ const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES] = {
 	[MRKIT_FAULT_DESCS_ALLOC]	= "descs_alloc",
 	[MRKIT_FAULT_DESC_ALLOC]	= "desc_alloc",
 	[MRKIT_FAULT_RKEY_INDEX]	= "rkey_index",
+	[MRKIT_FAULT_DMA_MAP]		= "dma_map_sg",
 };
 EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_site_names);
 
