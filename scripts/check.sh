@@ -7,6 +7,8 @@
 #  3. KUnit under UML: a normal build and a KASAN/lockdep/UBSAN build
 #     (scripts/kunit.sh); failures, skips, missing suites and kernel
 #     splats all fail the run
+#  4. mrkit.ko loaded into Debian's stock kernel under qemu and unloaded
+#     (scripts/vm/run.sh load)
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -34,6 +36,7 @@ run() {
 run static scripts/static.sh
 run "kunit normal" scripts/kunit.sh normal
 run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" scripts/kunit.sh debug
+run "stock Debian kernel in qemu: load/unload, MRKIT namespace" scripts/vm/run.sh load
 
 passed=0
 failed=0

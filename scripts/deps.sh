@@ -9,8 +9,8 @@ set -euo pipefail
 
 pkgs="make gcc linux-headers-amd64 kmod"
 case "${1:-build}" in
-check)	pkgs="$pkgs linux-source-6.1 sparse python3 flex bison bc xz-utils perl" ;;
-vm)	pkgs="$pkgs qemu-system-x86 busybox-static cpio iproute2 rdma-core" ;;
+check)	pkgs="$pkgs linux-source-6.1 sparse python3 flex bison bc xz-utils perl qemu-system-x86 busybox-static cpio" ;;
+vm)	pkgs="$pkgs qemu-system-x86 busybox-static cpio" ;;
 esac
 
 missing=

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot Debian's own kernel (the linux-image matching the linux-headers
+# mrkit.ko is built against) under qemu (TCG, -nic none: no network
+# device reaches the host) with a busybox initramfs, and run a scenario
+# inside it.
+#   run.sh load     load mrkit.ko into the stock kernel, check its exports
+#                   are in the MRKIT namespace, unload it, check dmesg
+# Prints the guest's result lines; exits 0 only if the guest says PASS.
+set -euo pipefail
+
+scenario=${1:-load}
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${MRKIT_CACHE:-/var/cache/mrkit}
+kdir=$("$proj/scripts/kdir.sh")
+abi=${kdir##*/linux-headers-}
+img=linux-image-$abi
+vm=$cache/vm/$abi
+out=$proj/.check
+mkdir -p "$vm" "$out"
+
+"$proj/scripts/deps.sh" vm
+
+# The stock kernel image, unpacked next to the cache (never into /boot).
+if [ ! -f "$vm/kimg/boot/vmlinuz-$abi" ]; then
+	rm -rf "$vm/kimg" "$vm/deb"
+	mkdir -p "$vm/deb"
+	(cd "$vm/deb" && apt-get download "$img" >/dev/null 2>&1)
+	dpkg-deb -x "$vm"/deb/"$img"_*.deb "$vm/kimg"
+fi
+kmods=$vm/kimg/lib/modules/$abi
+
+# mrkit.ko against the same ABI.
+make -s -C "$kdir" M="$proj" CONFIG_MRKIT=m modules >"$out/vm-build.log" 2>&1 ||
+	{ cat "$out/vm-build.log"; exit 1; }
+ko=$proj/mrkit.ko
+
+# Exports: every mrkit_ symbol in Module.symvers is in the MRKIT namespace.
+bad=$(awk '$2 ~ /^mrkit_/ && $5 != "MRKIT"' "$proj/Module.symvers")
+nexp=$(awk '$2 ~ /^mrkit_/ && $5 == "MRKIT"' "$proj/Module.symvers" | wc -l)
+if [ -n "$bad" ] || [ "$nexp" -lt 20 ]; then
+	echo "vm: exports outside the MRKIT namespace (or too few: $nexp):"
+	echo "$bad"
+	exit 1
+fi
+echo "vm: $nexp exports, all EXPORT_SYMBOL_NS_GPL(..., MRKIT)"
+
+# The initramfs: busybox, the modules mrkit needs (from the image), mrkit.
+root=$vm/root-$scenario
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,lib/modules/$abi/extra}
+cp /bin/busybox "$root/bin/busybox"
+deps() {	# module name -> the .ko paths it needs, recursively
+	local m=$1 f d
+	f=$(find "$kmods" -name "$m.ko" -o -name "$m.ko.xz" | head -n1)
+	[ -n "$f" ] || { echo "vm: module $m not in the image" >&2; return 1; }
+	echo "$f"
+	for d in $(modinfo -F depends "$f" | tr ',' ' '); do deps "$d"; done
+}
+for m in ib_core crc-t10dif crct10dif_generic; do
+	for f in $(deps "$m"); do
+		rel=${f#"$kmods"/}
+		mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
+		cp "$f" "$root/lib/modules/$abi/$rel"
+	done
+done
+cp "$kmods"/modules.order "$kmods"/modules.builtin* "$root/lib/modules/$abi/" 2>/dev/null || true
+cp "$ko" "$root/lib/modules/$abi/extra/"
+depmod -b "$root" "$abi"
+cp "$proj/scripts/vm/init-$scenario.sh" "$root/init"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$vm/initrd-$scenario.gz"
+
+log=$out/vm-$scenario.log
+timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic \
+	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
+	-initrd "$vm/initrd-$scenario.gz" \
+	-append "console=ttyS0 panic=-1 quiet" >"$log" 2>&1 || true
+grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
+make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true
+if grep -aq 'MRKIT-VM PASS' "$log"; then
+	exit 0
+fi
+echo "vm: scenario $scenario failed; guest console in $log"
+tail -n 30 "$log"
+exit 1
