@@ -19,8 +19,7 @@ check:
 	@scripts/check.sh
 
 demo:
-	@echo "make demo: the NVMe/RDMA sample initiator in a VM is not implemented yet (issue G)" >&2
-	@false
+	@scripts/demo.sh
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

@@ -7,8 +7,9 @@
 #  3. KUnit under UML: a normal build and a KASAN/lockdep/UBSAN build
 #     (scripts/kunit.sh); failures, skips, missing suites and kernel
 #     splats all fail the run
-#  4. mrkit.ko loaded into Debian's stock kernel under qemu and unloaded
-#     (scripts/vm/run.sh load)
+#  4. mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
+#     and the NVMe/RDMA demo over rxe and siw, and without target-side
+#     invalidation (scripts/vm/run.sh)
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -37,6 +38,9 @@ run static scripts/static.sh
 run "kunit normal" scripts/kunit.sh normal
 run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" scripts/kunit.sh debug
 run "stock Debian kernel in qemu: load/unload, MRKIT namespace" scripts/vm/run.sh load
+run "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over rxe" scripts/vm/run.sh demo rxe
+run "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over siw" scripts/vm/run.sh demo siw
+run "demo: Reads without target-side invalidation (rxe)" scripts/vm/run.sh demo rxe noinv
 
 passed=0
 failed=0

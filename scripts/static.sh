@@ -48,7 +48,7 @@ if grep -rnE 'EXPORT_SYMBOL(_GPL)?\(' --include='*.c' mrpool frwr sigmr; then
 fi
 
 make -C "$kdir" M="$proj" CONFIG_MRKIT=m clean > /dev/null 2>&1 || true
-if ! make -C "$kdir" M="$proj" CONFIG_MRKIT=m W=1 C=2 modules \
+if ! make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m W=1 C=2 modules \
 	> "$out/oot-build.log" 2>&1; then
 	cat "$out/oot-build.log"
 	echo "static: out-of-tree build: FAILED"

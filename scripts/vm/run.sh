@@ -7,10 +7,18 @@
 # inside it.
 #   run.sh load     load mrkit.ko into the stock kernel, check its exports
 #                   are in the MRKIT namespace, unload it, check dmesg
+#   run.sh demo rxe|siw [noinv]
+#                   the kernel's nvmet-rdma target on a RAM namespace and
+#                   the sample NVMe/RDMA initiator on mrkit, over rxe or
+#                   siw on a dummy netdev with a guest-only address; with
+#                   noinv, Reads do not ask for remote invalidation and
+#                   mrkit's local invalidation must take over
 # Prints the guest's result lines; exits 0 only if the guest says PASS.
 set -euo pipefail
 
 scenario=${1:-load}
+transport=${2:-rxe}
+variant=${3:-}		# noinv: Reads without the invalidate subtype
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${MRKIT_CACHE:-/var/cache/mrkit}
 kdir=$("$proj/scripts/kdir.sh")
@@ -31,9 +39,20 @@ if [ ! -f "$vm/kimg/boot/vmlinuz-$abi" ]; then
 fi
 kmods=$vm/kimg/lib/modules/$abi
 
-# mrkit.ko against the same ABI.
-make -s -C "$kdir" M="$proj" CONFIG_MRKIT=m modules >"$out/vm-build.log" 2>&1 ||
-	{ cat "$out/vm-build.log"; exit 1; }
+# mrkit.ko (and the samples) against the same ABI.
+make -s -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m modules \
+	>"$out/vm-build.log" 2>&1 || { cat "$out/vm-build.log"; exit 1; }
+
+# Debian's kernel has no siw: build it from linux-source-6.1, out of tree.
+if [ "$scenario" = demo ] && [ "$transport" = siw ] && [ ! -f "$vm/siw/siw.ko" ]; then
+	tree=$("$proj/scripts/prep-tree.sh")
+	rm -rf "$vm/siw"
+	mkdir -p "$vm/siw"
+	cp "$tree"/drivers/infiniband/sw/siw/*.[ch] "$vm/siw/"
+	cp "$tree/drivers/infiniband/sw/siw/Makefile" "$vm/siw/Kbuild"
+	make -s -C "$kdir" M="$vm/siw" CONFIG_RDMA_SIW=m modules \
+		>"$out/vm-siw.log" 2>&1 || { cat "$out/vm-siw.log"; exit 1; }
+fi
 ko=$proj/mrkit.ko
 
 # Exports: every mrkit_ symbol in Module.symvers is in the MRKIT namespace.
@@ -58,7 +77,10 @@ deps() {	# module name -> the .ko paths it needs, recursively
 	echo "$f"
 	for d in $(modinfo -F depends "$f" | tr ',' ' '); do deps "$d"; done
 }
-for m in ib_core crc-t10dif crct10dif_generic; do
+mods="ib_core crc-t10dif crct10dif_generic"
+[ "$scenario" = demo ] && mods="$mods rdma_cm configfs nvmet nvmet-rdma null_blk
+	dummy rdma_rxe crc32_generic crc32c_generic libcrc32c"
+for m in $mods; do
 	for f in $(deps "$m"); do
 		rel=${f#"$kmods"/}
 		mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
@@ -67,16 +89,28 @@ for m in ib_core crc-t10dif crct10dif_generic; do
 done
 cp "$kmods"/modules.order "$kmods"/modules.builtin* "$root/lib/modules/$abi/" 2>/dev/null || true
 cp "$ko" "$root/lib/modules/$abi/extra/"
+if [ "$scenario" = demo ]; then
+	cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
+	[ "$transport" = siw ] && cp "$vm/siw/siw.ko" "$root/lib/modules/$abi/extra/"
+	# The rdma tool (iproute2) and its libraries, to add the rxe/siw link.
+	mkdir -p "$root/usr/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu"
+	cp /usr/bin/rdma "$root/usr/bin/"
+	for l in $(ldd /usr/bin/rdma | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$l")"
+		cp -L "$l" "$root$l"
+	done
+fi
 depmod -b "$root" "$abi"
 cp "$proj/scripts/vm/init-$scenario.sh" "$root/init"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$vm/initrd-$scenario.gz"
 
-log=$out/vm-$scenario.log
+log=$out/vm-$scenario-$transport$variant.log
 timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
 	-initrd "$vm/initrd-$scenario.gz" \
-	-append "console=ttyS0 panic=-1 quiet" >"$log" 2>&1 || true
+	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0)" \
+	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
 make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true
 if grep -aq 'MRKIT-VM PASS' "$log"; then

@@ -1,0 +1,69 @@
+#!/bin/busybox sh
+# Guest /init: the kernel's NVMe/RDMA target (nvmet-rdma) on a RAM-backed
+# namespace, and mrkit's sample initiator against it, over rxe or siw on a
+# dummy netdev whose address exists only in this guest (qemu -nic none).
+/bin/busybox --install -s /bin
+ln -s /bin/busybox /sbin/modprobe
+export PATH=/bin:/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+say() { echo "MRKIT-VM $*"; }
+fail() { say "FAIL: $*"; poweroff -f; }
+t=${mrkit_transport:-rxe}
+
+# busybox modprobe ignores softdeps: CRC providers first.
+for m in crc32_generic crc32c_generic crct10dif_generic configfs dummy \
+	 nvmet nvmet-rdma rdma_cm; do
+	modprobe $m || fail "modprobe $m"
+done
+mount -t configfs none /sys/kernel/config
+mount -t tracefs none /sys/kernel/tracing
+modprobe null_blk nr_devices=1 memory_backed=1 gb=1 || fail null_blk
+ip link set lo up
+ip link set dummy0 up
+ip addr add 10.99.0.1/24 dev dummy0
+if [ "$t" = siw ]; then
+	modprobe libcrc32c
+	insmod /lib/modules/$(uname -r)/extra/siw.ko || fail "insmod siw"
+else
+	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+fi
+rdma link add mrkd0 type $t netdev dummy0 || fail "rdma link add $t"
+
+NQN=nqn.2014-08.org.example:mrkit
+C=/sys/kernel/config/nvmet
+mkdir $C/subsystems/$NQN
+echo 1 > $C/subsystems/$NQN/attr_allow_any_host
+mkdir $C/subsystems/$NQN/namespaces/1
+echo -n /dev/nullb0 > $C/subsystems/$NQN/namespaces/1/device_path
+echo 1 > $C/subsystems/$NQN/namespaces/1/enable
+mkdir $C/ports/1
+echo rdma > $C/ports/1/addr_trtype
+echo ipv4 > $C/ports/1/addr_adrfam
+echo 10.99.0.1 > $C/ports/1/addr_traddr
+echo 4420 > $C/ports/1/addr_trsvcid
+ln -s $C/subsystems/$NQN $C/ports/1/subsystems/$NQN || fail "nvmet port"
+
+modprobe mrkit || fail "modprobe mrkit"
+echo 1 > /sys/kernel/tracing/events/mrkit/enable
+modprobe mrkit_nvme_demo no_inv=${mrkit_no_inv:-0} ||
+	fail "modprobe mrkit_nvme_demo"
+dmesg | grep 'mrkit_nvme_demo:' | sed 's/^\[[ 0-9.]*\] /MRKIT-VM /'
+say "trace: $(grep -c mrkit_ /sys/kernel/tracing/trace) mrkit events captured; the first:"
+grep mrkit_ /sys/kernel/tracing/trace | head -n 8 | sed 's/^ */MRKIT-VM   /'
+echo 0 > /sys/kernel/tracing/events/mrkit/enable
+rmmod mrkit_nvme_demo || fail "rmmod mrkit_nvme_demo"
+rmmod mrkit || fail "rmmod mrkit"
+if dmesg | grep -E 'BUG:|WARNING:|Oops|general protection'; then
+	fail "kernel splat"
+fi
+if [ "${mrkit_no_inv:-0}" = 1 ] &&
+   ! dmesg | grep -q 'pool q1: registrations remote-invalidated 0, locally invalidated 197'; then
+	say "FAIL: reads without remote invalidation were not invalidated locally"
+elif dmesg | grep -q 'mrkit_nvme_demo: RESULT PASS'; then
+	say "PASS demo over $t"
+else
+	say "FAIL demo over $t"
+fi
+poweroff -f
