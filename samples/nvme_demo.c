@@ -82,6 +82,7 @@ struct demo_queue {
 	u64			rsp_dma;
 	struct ib_cqe		recv_cqe[DEMO_QSIZE];
 	u64			remote_inv, bogus;
+	bool			dead;	/* disconnected or the QP failed */
 };
 
 static struct demo_queue *admin, *ioq;
@@ -177,6 +178,10 @@ static int demo_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		q->cm_err = 0;
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
+		WRITE_ONCE(q->dead, true);
+		pr_info("mrkit_nvme_demo: q%d: disconnected by the target\n",
+			q->qid);
+		return 0;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		return 0;
 	default:
@@ -205,6 +210,15 @@ static void demo_queue_free(struct demo_queue *q)
 		return;
 	if (q->id && q->id->qp) {
 		rdma_disconnect(q->id);
+		/*
+		 * Requests cut off by a lost connection still own exposed
+		 * rkeys: complete them (the QP is in error, so mrkit parks
+		 * what it cannot invalidate), drain, then let mrkit replace
+		 * the parked descriptors.
+		 */
+		for (i = 0; i < DEMO_QSIZE; i++)
+			if (q->reqs[i].busy && mrkit_io_nr_mrs(&q->reqs[i].io))
+				mrkit_io_complete(&q->reqs[i].io, q->id->qp);
 		ib_drain_qp(q->id->qp);
 		mrkit_pool_qp_drained(q->pool);
 		rdma_destroy_qp(q->id);
@@ -224,7 +238,15 @@ static void demo_queue_free(struct demo_queue *q)
 	if (q->pool) {
 		struct mrkit_pool_stats st;
 
-		mrkit_pool_stats(q->pool, &st);
+		/* Replacements of retired descriptors run in the background. */
+		for (i = 0; i < 50; i++) {
+			mrkit_pool_stats(q->pool, &st);
+			if (!st.in_use && !st.stale)
+				break;
+			msleep(20);
+		}
+		pr_info("mrkit_nvme_demo: q%d: teardown: %u descriptors in use, %u stale, %llu replaced\n",
+			q->qid, st.in_use, st.stale, st.stale_replaced);
 		if (st.in_use)
 			pr_err("mrkit_nvme_demo: q%d: %u descriptors not back\n",
 			       q->qid, st.in_use);
@@ -425,11 +447,14 @@ static int demo_submit(struct demo_queue *q, int tag, struct nvme_command *c,
 static int demo_wait(struct demo_queue *q, int tag)
 {
 	struct demo_req *r = &q->reqs[tag];
+	unsigned long end = jiffies + DEMO_TMO;
 
-	if (!wait_for_completion_timeout(&r->done, DEMO_TMO)) {
-		pr_err("mrkit_nvme_demo: q%d: command %d timed out\n", q->qid,
-		       tag);
-		return -ETIMEDOUT;
+	while (!wait_for_completion_timeout(&r->done, HZ / 10)) {
+		if (READ_ONCE(q->dead) || time_after(jiffies, end)) {
+			pr_err("mrkit_nvme_demo: q%d: command %d: %s\n", q->qid,
+			       tag, q->dead ? "connection lost" : "timed out");
+			return -ENOTCONN;
+		}
 	}
 	r->busy = false;
 	if (r->status || r->inv_err) {

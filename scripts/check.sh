@@ -8,8 +8,9 @@
 #     (scripts/kunit.sh); failures, skips, missing suites and kernel
 #     splats all fail the run
 #  4. mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
-#     and the NVMe/RDMA demo over rxe and siw, and without target-side
-#     invalidation (scripts/vm/run.sh)
+#     and the NVMe/RDMA demo over rxe and siw, without target-side
+#     invalidation, and with the target's port removed mid-I/O
+#     (scripts/vm/run.sh)
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -41,6 +42,8 @@ run "stock Debian kernel in qemu: load/unload, MRKIT namespace" scripts/vm/run.s
 run "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over rxe" scripts/vm/run.sh demo rxe
 run "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over siw" scripts/vm/run.sh demo siw
 run "demo: Reads without target-side invalidation (rxe)" scripts/vm/run.sh demo rxe noinv
+run "demo: target port removed with I/Os in flight (rxe)" scripts/vm/run.sh demo rxe portdown
+run "demo: target port removed with I/Os in flight (siw)" scripts/vm/run.sh demo siw portdown
 
 passed=0
 failed=0

@@ -47,8 +47,21 @@ ln -s $C/subsystems/$NQN $C/ports/1/subsystems/$NQN || fail "nvmet port"
 
 modprobe mrkit || fail "modprobe mrkit"
 echo 1 > /sys/kernel/tracing/events/mrkit/enable
-modprobe mrkit_nvme_demo no_inv=${mrkit_no_inv:-0} ||
-	fail "modprobe mrkit_nvme_demo"
+if [ "${mrkit_fault:-}" = portdown ]; then
+	# The target's port goes away while I/Os are in flight.
+	modprobe mrkit_nvme_demo &
+	n=0
+	while [ $n -lt 400 ] &&
+	      [ "$(grep -c mrkit_map /sys/kernel/tracing/trace)" -lt 60 ]; do
+		n=$((n + 1)); sleep 0.05
+	done
+	rm $C/ports/1/subsystems/$NQN
+	say "port removed after $(grep -c mrkit_map /sys/kernel/tracing/trace) registrations"
+	wait
+else
+	modprobe mrkit_nvme_demo no_inv=${mrkit_no_inv:-0} ||
+		fail "modprobe mrkit_nvme_demo"
+fi
 dmesg | grep 'mrkit_nvme_demo:' | sed 's/^\[[ 0-9.]*\] /MRKIT-VM /'
 say "trace: $(grep -c mrkit_ /sys/kernel/tracing/trace) mrkit events captured; the first:"
 grep mrkit_ /sys/kernel/tracing/trace | head -n 8 | sed 's/^ */MRKIT-VM   /'
@@ -57,6 +70,16 @@ rmmod mrkit_nvme_demo || fail "rmmod mrkit_nvme_demo"
 rmmod mrkit || fail "rmmod mrkit"
 if dmesg | grep -E 'BUG:|WARNING:|Oops|general protection'; then
 	fail "kernel splat"
+fi
+if [ "${mrkit_fault:-}" = portdown ]; then
+	if dmesg | grep -q 'teardown: 0 descriptors in use, 0 stale' &&
+	   ! dmesg | grep 'teardown:' | grep -qv ' 0 descriptors in use, 0 stale' &&
+	   dmesg | grep -q 'RESULT FAIL'; then
+		say "PASS port removed with I/Os in flight over $t: every descriptor recovered, modules unloaded"
+	else
+		say "FAIL port removal recovery over $t"
+	fi
+	poweroff -f
 fi
 if [ "${mrkit_no_inv:-0}" = 1 ] &&
    ! dmesg | grep -q 'pool q1: registrations remote-invalidated 0, locally invalidated 197'; then

@@ -12,7 +12,9 @@
 #                   the sample NVMe/RDMA initiator on mrkit, over rxe or
 #                   siw on a dummy netdev with a guest-only address; with
 #                   noinv, Reads do not ask for remote invalidation and
-#                   mrkit's local invalidation must take over
+#                   mrkit's local invalidation must take over; with
+#                   portdown, the target's port is removed with I/Os in
+#                   flight and everything must be recovered
 # Prints the guest's result lines; exits 0 only if the guest says PASS.
 set -euo pipefail
 
@@ -109,7 +111,7 @@ log=$out/vm-$scenario-$transport$variant.log
 timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
 	-initrd "$vm/initrd-$scenario.gz" \
-	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0)" \
+	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_fault=$variant" \
 	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
 make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true
