@@ -21,8 +21,11 @@ check:
 demo:
 	@scripts/demo.sh
 
+bench:
+	@scripts/bench.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf .check
 
-.PHONY: all modules check demo clean
+.PHONY: all modules check demo bench clean
