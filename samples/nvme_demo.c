@@ -606,7 +606,7 @@ static int demo_run(void)
 	struct nvme_id_ctrl *idc = NULL;
 	struct nvme_id_ns *idn = NULL;
 	u8 *wbuf[DEMO_QD] = {}, *rbuf[DEMO_QD] = {};
-	u32 lba_shift, max_bytes, len, mdts_bytes, pages;
+	u32 lba_shift, max_bytes, max_aligned, len, mdts_bytes, pages;
 	u64 val, cap, slba = 0;
 	u16 cntlid = 0;
 	int i, ret, tmo;
@@ -653,11 +653,14 @@ static int demo_run(void)
 	mdts_bytes = idc->mdts ? (1U << idc->mdts) * 4096 : SZ_4M;
 	pages = min_t(u32, MRKIT_MAX_PAGES_PER_MR,
 		      admin->id->device->attrs.max_fast_reg_page_list_len);
-	/* One MR per command, and room for an unaligned start. */
+	/* One MR per command: a page-aligned transfer may fill it, an
+	 * unaligned one needs a page more.
+	 */
+	max_aligned = min_t(u32, mdts_bytes, pages * PAGE_SIZE);
 	max_bytes = min_t(u32, mdts_bytes, (pages - 1) * PAGE_SIZE);
-	pr_info("mrkit_nvme_demo: identify: model '%.40s' mdts %u, ns 1: %llu blocks of %u bytes; max transfer %u bytes\n",
+	pr_info("mrkit_nvme_demo: identify: model '%.40s' mdts %u, ns 1: %llu blocks of %u bytes; max transfer %u bytes (%u unaligned)\n",
 		idc->mn, idc->mdts, le64_to_cpu(idn->nsze), 1U << lba_shift,
-		max_bytes);
+		max_aligned, max_bytes);
 
 	ioq = demo_queue_connect(1);
 	if (IS_ERR(ioq)) {
@@ -669,8 +672,9 @@ static int demo_run(void)
 	if (ret)
 		goto out;
 	for (i = 0; i < DEMO_QD; i++) {
-		wbuf[i] = kvmalloc(max_bytes + PAGE_SIZE, GFP_KERNEL);
-		rbuf[i] = kvmalloc(max_bytes + PAGE_SIZE, GFP_KERNEL);
+		/* physically contiguous: one sg entry each */
+		wbuf[i] = kmalloc(max_aligned + PAGE_SIZE, GFP_KERNEL);
+		rbuf[i] = kmalloc(max_aligned + PAGE_SIZE, GFP_KERNEL);
 		if (!wbuf[i] || !rbuf[i]) {
 			ret = -ENOMEM;
 			goto out;
@@ -686,14 +690,15 @@ static int demo_run(void)
 					    lba_shift, slba, len + 1);
 		slba += DEMO_QD * (len >> lba_shift);
 	}
+	/* The controller's (and one MR's) maximum, page-aligned. */
 	if (!ret)
 		ret = demo_rw_batch(wbuf, rbuf, 2, 0,
-				    max_bytes & ~((1U << lba_shift) - 1),
+				    max_aligned & ~((1U << lba_shift) - 1),
 				    lba_shift, slba, 99);
 out:
 	for (i = 0; i < DEMO_QD; i++) {
-		kvfree(wbuf[i]);
-		kvfree(rbuf[i]);
+		kfree(wbuf[i]);
+		kfree(rbuf[i]);
 	}
 	kfree(idn);
 	kfree(idc);
