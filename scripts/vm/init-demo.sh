@@ -61,6 +61,12 @@ if [ "${mrkit_fault:-}" = portdown ]; then
 else
 	modprobe mrkit_nvme_demo no_inv=${mrkit_no_inv:-0} ||
 		fail "modprobe mrkit_nvme_demo"
+	if [ "${mrkit_also_noinv:-0}" = 1 ]; then
+		# A second pass: Reads without the invalidate subtype.
+		rmmod mrkit_nvme_demo || fail "rmmod mrkit_nvme_demo"
+		modprobe mrkit_nvme_demo no_inv=1 ||
+			fail "modprobe mrkit_nvme_demo no_inv=1"
+	fi
 fi
 dmesg | grep 'mrkit_nvme_demo:' | sed 's/^\[[ 0-9.]*\] /MRKIT-VM /'
 say "trace: $(grep -c mrkit_ /sys/kernel/tracing/trace) mrkit events captured; the first:"
@@ -81,11 +87,14 @@ if [ "${mrkit_fault:-}" = portdown ]; then
 	fi
 	poweroff -f
 fi
-if [ "${mrkit_no_inv:-0}" = 1 ] &&
+passes=1
+[ "${mrkit_also_noinv:-0}" = 1 ] && passes=2
+if { [ "${mrkit_no_inv:-0}" = 1 ] || [ $passes = 2 ]; } &&
    ! dmesg | grep -q 'pool q1: registrations remote-invalidated 0, locally invalidated 197'; then
 	say "FAIL: reads without remote invalidation were not invalidated locally"
-elif dmesg | grep -q 'mrkit_nvme_demo: RESULT PASS'; then
+elif [ "$(dmesg | grep -c 'mrkit_nvme_demo: RESULT PASS')" = $passes ]; then
 	say "PASS demo over $t"
+	[ $passes = 2 ] && say "PASS Reads without target-side invalidation over $t: mrkit invalidated every registration locally"
 else
 	say "FAIL demo over $t"
 fi

@@ -7,12 +7,13 @@
 # inside it.
 #   run.sh load     load mrkit.ko into the stock kernel, check its exports
 #                   are in the MRKIT namespace, unload it, check dmesg
-#   run.sh demo rxe|siw [noinv]
+#   run.sh demo rxe|siw [noinv|plusnoinv|portdown]
 #                   the kernel's nvmet-rdma target on a RAM namespace and
 #                   the sample NVMe/RDMA initiator on mrkit, over rxe or
 #                   siw on a dummy netdev with a guest-only address; with
 #                   noinv, Reads do not ask for remote invalidation and
-#                   mrkit's local invalidation must take over; with
+#                   mrkit's local invalidation must take over (plusnoinv:
+#                   a second pass so in the same boot); with
 #                   portdown, the target's port is removed with I/Os in
 #                   flight and everything must be recovered
 # Prints the guest's result lines; exits 0 only if the guest says PASS.
@@ -111,7 +112,7 @@ log=$out/vm-$scenario-$transport$variant.log
 timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
 	-initrd "$vm/initrd-$scenario.gz" \
-	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_fault=$variant" \
+	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant" \
 	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
 make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true
