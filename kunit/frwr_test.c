@@ -20,6 +20,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/scatterlist.h>
+#include <linux/workqueue.h>
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
@@ -661,6 +662,79 @@ static void frwr_dma_map_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
+struct sync_ctx {
+	struct delayed_work	work;
+	struct fake_dev		*fdev;
+	enum ib_wc_status	status;
+	unsigned int		delivered;
+};
+
+/* The "CQ handler": completions arrive while the test thread sleeps. */
+static void sync_complete_work(struct work_struct *w)
+{
+	struct sync_ctx *c = container_of(to_delayed_work(w), struct sync_ctx,
+					  work);
+
+	c->delivered = fake_complete(c->fdev, c->status, FAKE_MAX_RECORDS);
+}
+
+static void frwr_invalidate_sync_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct scatterlist *sg = test_dma_sg(test, 0x700000, 20 * P);
+	struct mrkit_pool_stats st;
+	struct sync_ctx *c;
+	struct test_io t;
+	int round;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->fdev = fdev;
+	INIT_DELAYED_WORK(&c->work, sync_complete_work);
+
+	/* Nothing to invalidate on an idle I/O. */
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate_sync(&t.io, fdev->qp),
+			-EINVAL);
+
+	/* Round 0: the LOCAL_INVs complete; round 1: they are flushed. */
+	for (round = 0; round < 2; round++) {
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		c->status = round ? IB_WC_WR_FLUSH_ERR : IB_WC_SUCCESS;
+		c->delivered = 0;
+		schedule_delayed_work(&c->work, msecs_to_jiffies(50));
+		KUNIT_EXPECT_EQ(test, mrkit_io_invalidate_sync(&t.io, fdev->qp),
+				round ? -EIO : 0);
+		flush_delayed_work(&c->work);
+		/* It waited for the completion; done() is not also called. */
+		KUNIT_EXPECT_GT(test, c->delivered, 0U);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+		flush_workqueue(mrkit_wq);
+		mrkit_pool_stats(pool, &st);
+		KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+		KUNIT_EXPECT_EQ(test, st.stale, 0U);
+		KUNIT_EXPECT_EQ(test, st.stale_replaced, round ? 3ULL : 0ULL);
+	}
+
+	/* A post failure returns at once with the errno, nothing to wait for. */
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	fdev->post_fail_wr = 0;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate_sync(&t.io, fdev->qp), -ENOMEM);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
 static struct kunit_case mrkit_frwr_cases[] = {
 	KUNIT_CASE_PARAM(frwr_layout_test, layout_gen_params),
 	KUNIT_CASE(frwr_chain_one_test),
@@ -673,6 +747,7 @@ static struct kunit_case mrkit_frwr_cases[] = {
 	KUNIT_CASE(frwr_flush_stale_test),
 	KUNIT_CASE(frwr_bad_input_test),
 	KUNIT_CASE(frwr_dma_map_test),
+	KUNIT_CASE(frwr_invalidate_sync_test),
 	{}
 };
 

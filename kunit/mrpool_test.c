@@ -623,6 +623,7 @@ static void pool_destroy_outstanding_test(struct kunit *test)
 	/* The two free MRs are gone; the two in use are untouched. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 2);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mrkit_mr_get(pool)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_wait(pool, 1), -ENODEV);
 	KUNIT_EXPECT_EQ(test, mrkit_mr_state(a), MRKIT_MR_RESERVED);
 
 	KUNIT_EXPECT_EQ(test, mrkit_mr_put(a), 0);
