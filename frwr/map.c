@@ -153,7 +153,8 @@ enum mrkit_chunk_end {
 /* One descriptor's share of the list, as computed before mapping. */
 struct mrkit_chunk {
 	struct scatterlist	*sg;		/* first entry */
-	unsigned int		off;		/* offset into it */
+	struct scatterlist	*last;		/* last entry touched */
+	unsigned int		off;		/* offset into the first */
 	int			nents;		/* entries touched */
 	unsigned int		last_len;	/* last entry's DMA length; 0: as is */
 	u64			bytes;
@@ -165,63 +166,67 @@ struct mrkit_chunk {
 
 /*
  * Compute the maximal prefix of (@sg + @off, @left entries) one MR of
- * @max pages of @psize can map, with the page accounting of
+ * @max pages of 1 << @shift bytes can map, with the page accounting of
  * ib_sg_to_pages(): entries are coalesced when contiguous, and a new entry
  * not aligned on both sides of a contiguous boundary stops the chunk.
- * @base_index is the list index of @sg, for messages.
+ * @base_index is the list index of @sg, for messages.  One pass, no
+ * division: this runs once per entry on the I/O path.
  */
 static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
-		       u32 max, u32 psize, bool gaps_ok, int base_index,
-		       struct mrkit_chunk *c)
+		       u32 max, unsigned int shift, bool gaps_ok,
+		       int base_index, struct mrkit_chunk *c)
 {
-	u64 mask = psize - 1, prev_end = 0;
-	struct scatterlist *s = sg;
+	const u64 mask = (1ULL << shift) - 1;
+	struct scatterlist *s = sg, *prev = sg;
+	u64 prev_end = 0, bytes = 0;
 	u32 pages = 0;
 	int i;
 
-	memset(c, 0, sizeof(*c));
 	c->sg = sg;
 	c->off = off;
+	c->last_len = 0;
 	c->end = MRKIT_CHUNK_ALL;
-	for (i = 0; i < left; i++, s = sg_next(s)) {
+	for (i = 0; i < left; i++, prev = s, s = sg_next(s)) {
 		unsigned int skip = i ? 0 : off;
 		u64 a = sg_dma_address(s) + skip;
 		u64 len = sg_dma_len(s) - skip;
 		u64 e = a + len, base, fit_end;
 		u32 add;
 
-		if (!sg_dma_len(s))
+		if (unlikely(!sg_dma_len(s)))
 			return -(base_index + i) - 1;	/* zero-length entry */
-		if (c->nents == max) {
+		/* Never more entries than pages (siw's PBL counts entries). */
+		if (unlikely(i == max)) {
 			c->end = MRKIT_CHUNK_FULL;
 			break;
 		}
 		if (gaps_ok) {
 			/* SG_GAPS MRs take any entry: the limit is entries. */
-			c->nents++;
-			c->bytes += len;
+			bytes += len;
 			continue;
 		}
 		base = a & ~mask;
-		if (i && ((prev_end & mask) || (a & mask))) {
+		if (unlikely(i && ((prev_end | a) & mask))) {
 			if (prev_end != a) {
 				c->end = MRKIT_CHUNK_GAP;
 				break;
 			}
 			/* Contiguous: the first page is the previous one's last. */
-			base += psize;
-			add = e > base ? DIV_ROUND_UP(e - base, psize) : 0;
+			base += mask + 1;
+			add = e > base ? (e - base + mask) >> shift : 0;
 		} else {
-			add = DIV_ROUND_UP(e - base, psize);
+			/* A new page run (the common case: page entries). */
+			add = (e - base + mask) >> shift;
 		}
-		if (pages + add > max) {
-			fit_end = base + (u64)(max - pages) * psize;
+		if (unlikely(pages + add > max)) {
 			c->end = MRKIT_CHUNK_FULL;
+			fit_end = base + ((u64)(max - pages) << shift);
 			if (fit_end <= a)
 				break;
 			/* Take the part of this entry that fits. */
-			c->nents++;
-			c->bytes += fit_end - a;
+			c->nents = i + 1;
+			c->bytes = bytes + fit_end - a;
+			c->last = s;
 			c->last_len = skip + (fit_end - a);
 			c->end_index = base_index + i;
 			c->next_sg = s;
@@ -229,10 +234,12 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 			return 0;
 		}
 		pages += add;
-		c->nents++;
-		c->bytes += len;
+		bytes += len;
 		prev_end = e;
 	}
+	c->nents = i;
+	c->bytes = bytes;
+	c->last = prev;
 	c->end_index = base_index + i;
 	c->next_sg = i < left ? s : NULL;
 	c->next_off = 0;
@@ -273,14 +280,12 @@ void mrkit_io_put_all(struct mrkit_io *io)
 static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 			 struct mrkit_chunk *c, u32 psize, u32 flags)
 {
-	struct scatterlist *first = c->sg, *last = c->sg;
+	struct scatterlist *first = c->sg, *last = c->last;
 	unsigned int first_len = sg_dma_len(first), last_len;
 	dma_addr_t first_addr = sg_dma_address(first);
 	struct ib_mr *ibmr = mr->ibmr;
-	int i, n;
+	int n;
 
-	for (i = 1; i < c->nents; i++)
-		last = sg_next(last);
 	last_len = sg_dma_len(last);
 	/*
 	 * Present the provider exactly the chunk: trim the last entry and
@@ -341,6 +346,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	struct scatterlist *sg;
 	struct mrkit_chunk c;
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
+	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
 	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS;
 	unsigned int off = 0;
 	int index = 0, dma_nents, ret;
@@ -386,7 +392,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	sg = sgl;
 	while (sg) {
 		ret = mrkit_chunk(sg, off, dma_nents - index,
-				  pool->pages_per_mr, psize, gaps_ok, index, &c);
+				  pool->pages_per_mr, shift, gaps_ok, index, &c);
 		if (ret) {
 			mrkit_pool_err(pool, "scatterlist entry %d has zero length\n",
 				       -ret - 1);

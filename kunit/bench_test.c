@@ -13,7 +13,10 @@
  * tail, on the fake device: mrkit_io_map + release against a bare
  * ib_map_mr_sg() of the same list and ib_sg_to_pages() with a no-op
  * callback (the floor).
- * Memory: bytes per descriptor beyond the provider's MR.
+ * Memory: bytes per descriptor beyond the provider's MR, and slab growth
+ * for n/100, n/10 and n pools of depth 128 (n = bench_pools, 1000 in make
+ * bench): creation time and memory per pool must stay flat.
+ * W2 on rxe and siw, and W3, need real providers: bench_rdma.c.
  *
  * Every figure is the median (with min and max) of bench_reps repetitions
  * of bench_iters operations, implementations interleaved within each
@@ -30,21 +33,26 @@
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/sort.h>
+#include <linux/vmstat.h>
 #include <rdma/mr_pool.h>
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
 #include "fake_dev.h"
 #include "test_util.h"
+#include "bench.h"
 
-static unsigned int bench_iters = 200;
+unsigned int bench_iters = 200;
 module_param(bench_iters, uint, 0444);
 MODULE_PARM_DESC(bench_iters, "operations per repetition (make bench: 100000)");
-static unsigned int bench_reps = 5;
+unsigned int bench_reps = 5;
 module_param(bench_reps, uint, 0444);
 MODULE_PARM_DESC(bench_reps, "repetitions (at least 5)");
 
-#define BENCH_MAX_REPS	16
+static unsigned int bench_pools = 100;
+module_param(bench_pools, uint, 0444);
+MODULE_PARM_DESC(bench_pools, "pools in the largest slab-growth step (make bench: 1000)");
+
 #define BENCH_MAX_K	8
 
 /* The anchors' pool shapes, written from their designs. */
@@ -163,8 +171,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Median, min, max of @n samples, in ns per operation (x100). */
-static void stats(u64 *s, unsigned int n, unsigned int ops, u64 *med,
-		  u64 *min, u64 *max)
+void bench_stats(u64 *s, unsigned int n, unsigned int ops, u64 *med,
+		 u64 *min, u64 *max)
 {
 	sort(s, n, sizeof(*s), cmp_u64, NULL);
 	*med = div_u64(s[n / 2] * 100, ops);
@@ -172,9 +180,9 @@ static void stats(u64 *s, unsigned int n, unsigned int ops, u64 *med,
 	*max = div_u64(s[n - 1] * 100, ops);
 }
 
-static void bench_line(struct kunit *test, const char *w, const char *cfg,
-		       const char *impl, u64 med, u64 min, u64 max, u64 base,
-		       const char *base_name)
+void bench_line(struct kunit *test, const char *w, const char *cfg,
+		const char *impl, u64 med, u64 min, u64 max, u64 base,
+		const char *base_name)
 {
 	kunit_info(test, "BENCH %s %s impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_%s=%llu.%03llu\n",
 		   w, cfg, impl, med / 100, med % 100, min / 100, min % 100,
@@ -231,8 +239,8 @@ static void bench_w1_test(struct kunit *test)
 					s[i][r] = w1_round(w, i, ks[ki],
 							   bench_iters);
 			for (i = 0; i < W1_NR; i++)
-				stats(s[i], reps, bench_iters * ks[ki], &med[i],
-				      &mn[i], &mx[i]);
+				bench_stats(s[i], reps, bench_iters * ks[ki],
+					    &med[i], &mn[i], &mx[i]);
 			snprintf(cfg, sizeof(cfg), "depth=%u get=%u", depths[d],
 				 ks[ki]);
 			for (i = 0; i < W1_NR; i++)
@@ -312,16 +320,20 @@ static int w2_once(enum w2_impl impl, struct mrkit_pool *pool,
 	}
 }
 
-static void bench_w2_test(struct kunit *test)
+/**
+ * bench_w2_run - W2 on one device
+ * @test: the running test
+ * @devname: names the device in the output
+ * @pd: a PD on it
+ */
+void bench_w2_run(struct kunit *test, const char *devname, struct ib_pd *pd)
 {
 	static const unsigned int pages[] = { 1, 8, 64, 256 };
-	static const struct fake_dev_attr fattr = {};
-	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_pool_attr attr = {
 		.name = "bench2", .depth = 4, .pages_per_mr = 256,
 		.node = NUMA_NO_NODE,
 	};
-	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct mrkit_pool *pool = test_pool(test, pd, &attr);
 	unsigned int reps = clamp(bench_reps, 1U, (unsigned int)BENCH_MAX_REPS);
 	u64 s[W2_NR_IMPL][BENCH_MAX_REPS], med[W2_NR_IMPL];
 	u64 mn[W2_NR_IMPL], mx[W2_NR_IMPL];
@@ -334,7 +346,7 @@ static void bench_w2_test(struct kunit *test)
 
 	sg = kunit_kcalloc(test, 256, sizeof(*sg), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sg);
-	mr = ib_alloc_mr(fdev->pd, IB_MR_TYPE_MEM_REG, 256);
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 256);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	for (p = 0; p < ARRAY_SIZE(pages); p++) {
 		for (l = 0; l < W2_NR; l++) {
@@ -350,10 +362,10 @@ static void bench_w2_test(struct kunit *test)
 				}
 			}
 			for (i = 0; i < W2_NR_IMPL; i++)
-				stats(s[i], reps, bench_iters, &med[i], &mn[i],
-				      &mx[i]);
-			snprintf(cfg, sizeof(cfg), "pages=%u layout=%s",
-				 pages[p], w2_names[l]);
+				bench_stats(s[i], reps, bench_iters, &med[i],
+					    &mn[i], &mx[i]);
+			snprintf(cfg, sizeof(cfg), "dev=%s pages=%u layout=%s",
+				 devname, pages[p], w2_names[l]);
 			for (i = 0; i < W2_NR_IMPL; i++)
 				bench_line(test, "W2", cfg, w2_impl_names[i],
 					   med[i], mn[i], mx[i], med[W2_BARE],
@@ -363,6 +375,14 @@ static void bench_w2_test(struct kunit *test)
 	ib_dereg_mr(mr);
 	KUNIT_EXPECT_EQ(test, bad, 0U);	/* every mapping mapped */
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+static void bench_w2_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+
+	bench_w2_run(test, "fake", fdev->pd);
 }
 
 static void bench_memory_test(struct kunit *test)
@@ -383,10 +403,95 @@ static void bench_memory_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, desc, (size_t)0);
 }
 
+/* Slab memory in use, in bytes. */
+static u64 slab_bytes(void)
+{
+	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) *
+	       PAGE_SIZE;
+}
+
+#define SLAB_DEPTH	128
+#define SLAB_PROV	(16 * SLAB_DEPTH)
+
+/*
+ * Memory, slab growth: n/100, n/10 and n pools of depth 128 on the fake
+ * device (n = bench_pools, 1000 in make bench).  Creation time and slab
+ * memory per pool must not grow with the number of pools.  The
+ * provider's share is measured by allocating the same MRs bare.
+ */
+static void bench_slab_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool_attr attr = {
+		.name = "slab", .depth = SLAB_DEPTH, .pages_per_mr = 8,
+		.node = NUMA_NO_NODE,
+	};
+	unsigned int n = max(bench_pools, 100U), steps[3];
+	u64 per_ns[3], per_bytes[3], prov, b0, t0;
+	struct mrkit_pool **pools;
+	struct ib_mr **mrs;
+	unsigned int st, i;
+	bool linear;
+
+	steps[0] = n / 100;
+	steps[1] = n / 10;
+	steps[2] = n;
+	pools = kunit_kcalloc(test, n, sizeof(*pools), GFP_KERNEL);
+	mrs = kunit_kcalloc(test, SLAB_PROV, sizeof(*mrs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pools);
+	KUNIT_ASSERT_NOT_NULL(test, mrs);
+
+	/* The provider's MRs alone: SLAB_PROV of them, as pools make them. */
+	b0 = slab_bytes();
+	for (i = 0; i < SLAB_PROV; i++) {
+		mrs[i] = ib_alloc_mr(fdev->pd, IB_MR_TYPE_MEM_REG, 8);
+		if (IS_ERR(mrs[i]))
+			break;
+	}
+	prov = div_u64(slab_bytes() - b0, SLAB_PROV);
+	KUNIT_EXPECT_EQ(test, i, SLAB_PROV);
+	while (i--)
+		ib_dereg_mr(mrs[i]);
+
+	for (st = 0; st < ARRAY_SIZE(steps); st++) {
+		b0 = slab_bytes();
+		t0 = ktime_get_ns();
+		for (i = 0; i < steps[st]; i++) {
+			pools[i] = mrkit_pool_create(fdev->pd, &attr);
+			if (IS_ERR(pools[i]))
+				break;
+		}
+		per_ns[st] = div_u64(ktime_get_ns() - t0, max(i, 1U));
+		per_bytes[st] = div_u64(slab_bytes() - b0, max(i, 1U));
+		KUNIT_EXPECT_EQ(test, i, steps[st]);
+		while (i--)
+			mrkit_pool_destroy(pools[i]);
+		kunit_info(test, "BENCH SLAB pools=%u depth=%u create_us_per_pool=%llu.%03llu slab_bytes_per_pool=%llu per_descriptor=%llu provider_mr=%llu mrkit=%lld\n",
+			   steps[st], SLAB_DEPTH, per_ns[st] / 1000,
+			   per_ns[st] % 1000, per_bytes[st],
+			   div_u64(per_bytes[st], SLAB_DEPTH), prov,
+			   (s64)div_u64(per_bytes[st], SLAB_DEPTH) - (s64)prov);
+	}
+	/* Linear: the per-pool cost of n pools within 1.5x that of n/10. */
+	linear = per_ns[2] * 2 <= per_ns[1] * 3 &&
+		 per_bytes[2] * 2 <= per_bytes[1] * 3;
+	kunit_info(test, "BENCH SLABGOAL linear=%s time_ratio=%llu.%02llu bytes_ratio=%llu.%02llu\n",
+		   linear ? "met" : "not_met",
+		   div64_u64(per_ns[2] * 100, max(per_ns[1], 1ULL)) / 100,
+		   div64_u64(per_ns[2] * 100, max(per_ns[1], 1ULL)) % 100,
+		   div64_u64(per_bytes[2] * 100, max(per_bytes[1], 1ULL)) / 100,
+		   div64_u64(per_bytes[2] * 100, max(per_bytes[1], 1ULL)) % 100);
+	/* Every pool's memory came back. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 0);
+}
+
 static struct kunit_case mrkit_bench_cases[] = {
 	KUNIT_CASE(bench_w1_test),
 	KUNIT_CASE(bench_w2_test),
 	KUNIT_CASE(bench_memory_test),
+	KUNIT_CASE(bench_slab_test),
 	{}
 };
 

@@ -10,7 +10,8 @@
 #  4. mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
 #     and the NVMe/RDMA demo over rxe and siw, without target-side
 #     invalidation, and with the target's port removed mid-I/O
-#     (scripts/vm/run.sh)
+#     (scripts/vm/run.sh), and the two-CPU pool benchmark with a tiny
+#     count
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -45,6 +46,8 @@ run "demo over rxe, then Reads without target-side invalidation" scripts/vm/run.
 run "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over siw" scripts/vm/run.sh demo siw
 run "demo: target port removed with I/Os in flight (rxe)" scripts/vm/run.sh demo rxe portdown
 run "demo: target port removed with I/Os in flight (siw)" scripts/vm/run.sh demo siw portdown
+# make bench's contention variant with a tiny count, so it cannot rot.
+run "bench: W1 contention variant, 2 vCPUs (tiny count)" env BENCH_SMP_ITERS=2000 scripts/vm/run.sh bench
 
 passed=0
 failed=0

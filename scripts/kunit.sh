@@ -27,7 +27,7 @@ rm -f "$json" "$build/test.log"
 rc=0
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run "${cfg[@]}" \
 	--build_dir="$build" --jobs="$(nproc)" --timeout=900 \
-	--json="$json" 'mrkit*') > "$log" 2>&1 || rc=$?
+	--json="$json" --kernel_args=ib_core.force_mr=1 'mrkit*') > "$log" 2>&1 || rc=$?
 # The parsed per-suite results, as kunit.py printed them.
 sed -n '/=\+ mrkit/,$p' "$log" | grep -E '^\[|Elapsed|Ran ' | grep -v '^\[[0-9:]*\] *$' | tail -n 200 || true
 if [ ! -s "$json" ]; then

@@ -2,14 +2,7 @@
 # Guest /init: the kernel's NVMe/RDMA target (nvmet-rdma) on a RAM-backed
 # namespace, and mrkit's sample initiator against it, over rxe or siw on a
 # dummy netdev whose address exists only in this guest (qemu -nic none).
-/bin/busybox --install -s /bin
-ln -s /bin/busybox /sbin/modprobe
-export PATH=/bin:/sbin:/usr/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-say() { echo "MRKIT-VM $*"; }
-fail() { say "FAIL: $*"; poweroff -f; }
+. /init-lib.sh
 t=${mrkit_transport:-rxe}
 
 # busybox modprobe ignores softdeps: CRC providers first.

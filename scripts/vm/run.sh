@@ -7,6 +7,9 @@
 # inside it.
 #   run.sh load     load mrkit.ko into the stock kernel, check its exports
 #                   are in the MRKIT namespace, unload it, check dmesg
+#   run.sh bench [iters]
+#                   W1's contention variant: mrkit_bench_smp on rxe with
+#                   get on vCPU 0 and put on vCPU 1 (multi-threaded TCG)
 #   run.sh demo rxe|siw [noinv|plusnoinv|portdown]
 #                   the kernel's nvmet-rdma target on a RAM namespace and
 #                   the sample NVMe/RDMA initiator on mrkit, over rxe or
@@ -83,6 +86,7 @@ deps() {	# module name -> the .ko paths it needs, recursively
 mods="ib_core crc-t10dif crct10dif_generic"
 [ "$scenario" = demo ] && mods="$mods rdma_cm configfs nvmet nvmet-rdma null_blk
 	dummy rdma_rxe crc32_generic crc32c_generic libcrc32c"
+[ "$scenario" = bench ] && mods="$mods dummy rdma_rxe crc32_generic crc32c_generic"
 for m in $mods; do
 	for f in $(deps "$m"); do
 		rel=${f#"$kmods"/}
@@ -92,9 +96,10 @@ for m in $mods; do
 done
 cp "$kmods"/modules.order "$kmods"/modules.builtin* "$root/lib/modules/$abi/" 2>/dev/null || true
 cp "$ko" "$root/lib/modules/$abi/extra/"
-if [ "$scenario" = demo ]; then
-	cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
-	[ "$transport" = siw ] && cp "$vm/siw/siw.ko" "$root/lib/modules/$abi/extra/"
+[ "$scenario" = bench ] && cp "$proj/mrkit_bench_smp.ko" "$root/lib/modules/$abi/extra/"
+if [ "$scenario" = demo ] || [ "$scenario" = bench ]; then
+	[ "$scenario" = demo ] && cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
+	[ "$scenario" = demo ] && [ "$transport" = siw ] && cp "$vm/siw/siw.ko" "$root/lib/modules/$abi/extra/"
 	# The rdma tool (iproute2) and its libraries, to add the rxe/siw link.
 	mkdir -p "$root/usr/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu"
 	cp /usr/bin/rdma "$root/usr/bin/"
@@ -105,14 +110,17 @@ if [ "$scenario" = demo ]; then
 fi
 depmod -b "$root" "$abi"
 cp "$proj/scripts/vm/init-$scenario.sh" "$root/init"
+cp "$proj/scripts/vm/init-lib.sh" "$root/init-lib.sh"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$vm/initrd-$scenario.gz"
 
 log=$out/vm-$scenario-$transport$variant.log
-timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic \
+accel=tcg
+[ "$scenario" = bench ] && accel=tcg,thread=multi && log=$out/vm-bench.log
+timeout 300 qemu-system-x86_64 -accel $accel -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
 	-initrd "$vm/initrd-$scenario.gz" \
-	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant" \
+	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant mrkit_bench_iters=${BENCH_SMP_ITERS:-100000}" \
 	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
 make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true
