@@ -88,12 +88,7 @@ struct mrkit_mr {
 	struct llist_node	retire_node;
 	struct ib_cqe		reg_cqe;
 	struct ib_cqe		inv_cqe;
-	struct ib_reg_wr	reg;
-	union {
-		struct ib_send_wr	inv;
-		struct ib_rdma_wr	rdma;
-	};
-	struct ib_sge		sge;
+	struct ib_send_wr	inv;
 };
 
 /**

@@ -18,8 +18,11 @@
  * WR implies every earlier one completed.  That completion finishes the
  * I/O: descriptors go back to the pool (a DMA mapping mrkit made is
  * undone) and then, and only then, the ULP's done callback runs.  The sync
- * variant waits for the same completion instead.  All WRs and cqes live
- * in the descriptors: nothing is allocated per I/O.
+ * variant waits for the same completion instead.  Nothing is allocated
+ * per I/O: cqes and LOCAL_INV WRs live in the descriptors, REG_MR and
+ * READ WRs on the stack of the post that carries them (providers copy
+ * WRs before ib_post_send() returns), MRKIT_POST_BATCH descriptors per
+ * post; an I/O with more descriptors takes one post per batch, in order.
  *
  * Recovery
  * --------
@@ -258,14 +261,49 @@ static bool mrkit_wr_posted(const struct ib_send_wr *wr,
 	return !*passed;
 }
 
-/* Chain [LOCAL_INV of a lazily kept key] REG_MR for every descriptor. */
+/*
+ * REG_MR (and RDMA READ) WRs are built on the stack of the post that
+ * carries them, for at most MRKIT_POST_BATCH descriptors per
+ * ib_post_send(): a provider copies WRs before ib_post_send() returns, so
+ * only the cqes (and the LOCAL_INV, which a lazy chain shares with the
+ * REG_MR) live in the descriptor.  I/Os with more descriptors take one
+ * post per batch, in order, on the same send queue.
+ */
+#define MRKIT_POST_BATCH	4
+
+static void mrkit_build_reg(struct mrkit_mr *mr, struct ib_reg_wr *reg,
+			    int access)
+{
+	struct ib_mr *ibmr = mr->ibmr;
+
+	reg->wr.next = NULL;
+	reg->wr.opcode = ibmr->type == IB_MR_TYPE_INTEGRITY ?
+			 IB_WR_REG_MR_INTEGRITY : IB_WR_REG_MR;
+	reg->wr.wr_cqe = &mr->reg_cqe;
+	reg->wr.num_sge = 0;
+	reg->wr.send_flags = 0;
+	reg->mr = ibmr;
+	reg->key = ibmr->rkey;
+	reg->access = access;
+}
+
+/*
+ * Chain [LOCAL_INV of a lazily kept key] REG_MR for the REGISTERED
+ * descriptors from *@pos on, at most MRKIT_POST_BATCH of them, their
+ * REG_MRs in @reg (*@nreg of them); *@pos is left at the first descriptor
+ * not looked at.
+ */
 static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
+					    struct mrkit_mr **pos,
+					    struct ib_reg_wr *reg,
+					    unsigned int *nreg,
 					    struct ib_send_wr **prev,
 					    unsigned int *count)
 {
 	struct mrkit_mr *mr;
+	unsigned int n = 0;
 
-	for (mr = io->mrs; mr; mr = mr->io_next) {
+	for (mr = *pos; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 			continue;
 		mr->chained_inv = mr->dev_valid;
@@ -284,43 +322,56 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 		mr->pi_unchecked = mr->ibmr->type == IB_MR_TYPE_INTEGRITY;
 		mr->cq_id = mrkit_cq_id(io->qp);
 		mr->reg_cqe.done = mrkit_wc_reg;
-		mr->reg.wr.next = NULL;
-		*prev = &mr->reg.wr;
-		prev = &mr->reg.wr.next;
+		mrkit_build_reg(mr, &reg[n], io->access);
+		*prev = &reg[n].wr;
+		prev = &reg[n].wr.next;
+		n++;
 		(*count)++;
 	}
+	*pos = mr;
+	*nreg = n;
 	return prev;
 }
 
-/* Undo the registration chain's accounting for WRs that were not posted. */
+/*
+ * Undo the registration accounting for WRs that were not posted: those
+ * of the failed batch (from @from, @nreg REG_MRs in @reg) from @bad on,
+ * and every descriptor after it, which no batch chained.
+ */
 static void mrkit_chain_regs_failed(struct mrkit_io *io,
+				    struct mrkit_mr *from,
+				    const struct ib_reg_wr *reg,
+				    unsigned int nreg,
 				    const struct ib_send_wr *bad)
 {
 	bool passed = false;
+	unsigned int n = 0;
 	struct mrkit_mr *mr;
 
-	for (mr = io->mrs; mr; mr = mr->io_next) {
-		bool inv_posted = false, reg_posted;
+	for (mr = from; mr; mr = mr->io_next) {
+		bool inv_posted = false;
 
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 			continue;
-		if (mr->chained_inv)
-			inv_posted = mrkit_wr_posted(&mr->inv, bad, &passed);
-		reg_posted = mrkit_wr_posted(&mr->reg.wr, bad, &passed);
-		if (reg_posted) {
-			continue;
-		} else if (inv_posted) {
-			/* Old key being invalidated, new one never posted. */
-			mr->orphan = true;
-			mrkit_mr_mark_stale(mr);
-		} else {
-			/* Neither posted: as if never handed out. */
+		if (n < nreg && reg[n].mr == mr->ibmr) {
+			/* Chained in the failed batch. */
+			if (mr->chained_inv)
+				inv_posted = mrkit_wr_posted(&mr->inv, bad,
+							     &passed);
+			if (mrkit_wr_posted(&reg[n++].wr, bad, &passed))
+				continue;
+			if (inv_posted) {
+				/* Old key being invalidated, new one never posted. */
+				mr->orphan = true;
+				mrkit_mr_mark_stale(mr);
+				continue;
+			}
 			mr->pi_unchecked = false;
 			mr->dev_valid = mr->chained_inv;
 			mr->inv_key = mr->inv.ex.invalidate_rkey;
-			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
-					    MRKIT_MR_MAPPED);
 		}
+		/* Not posted: as if never handed out. */
+		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED, MRKIT_MR_MAPPED);
 	}
 }
 
@@ -362,9 +413,11 @@ static void mrkit_post_failed(struct mrkit_io *io, int ret,
 int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		  struct ib_send_wr *wr)
 {
-	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr *first = NULL, **prev;
-	unsigned int count = 0;
+	struct ib_reg_wr reg[MRKIT_POST_BATCH];
+	struct ib_send_wr *first, **prev, *w;
+	struct mrkit_mr *pos, *from;
+	const struct ib_send_wr *bad;
+	unsigned int count = 0, nreg;
 	int ret;
 
 	if ((io->state != MRKIT_IO_MAPPED &&
@@ -374,24 +427,32 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 	}
 	mrkit_io_hand_out(io);
 	io->qp = qp;
-	prev = mrkit_chain_regs(io, &first, &count);
-	*prev = wr;
-	for (; wr; wr = wr->next)
+	for (w = wr; w; w = w->next)
 		count++;
-	io->nr_wrs = count;
-
 	io->state = MRKIT_IO_POSTED;
-	ret = ib_post_send(qp, first, &bad);
-	if (!ret && trace_mrkit_reg_enabled())
+	pos = io->mrs;
+	do {
+		from = pos;
+		first = NULL;
+		prev = mrkit_chain_regs(io, &pos, reg, &nreg, &first, &count);
+		/* The caller's WRs end the last post. */
+		*prev = pos ? NULL : wr;
+		bad = NULL;
+		ret = ib_post_send(qp, first, &bad);
+		if (ret) {
+			mrkit_chain_regs_failed(io, from, reg, nreg, bad);
+			mrkit_post_failed(io, ret, first, bad, "registration");
+			/* Nothing live at the device: it may be posted again. */
+			if (from == io->mrs && bad == first)
+				io->state = MRKIT_IO_MAPPED;
+			io->nr_wrs = count;
+			return ret;
+		}
+	} while (pos);
+	io->nr_wrs = count;
+	if (trace_mrkit_reg_enabled())
 		mrkit_trace_chain(io);
-	if (ret) {
-		mrkit_chain_regs_failed(io, bad);
-		mrkit_post_failed(io, ret, first, bad, "registration");
-		/* Nothing live at the device: the I/O may be posted again. */
-		if (bad == first)
-			io->state = MRKIT_IO_MAPPED;
-	}
-	return ret;
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post, MRKIT);
 
@@ -422,6 +483,9 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 {
 	bool with_inv = rdma_node_get_transport(io->pool->dev->node_type) ==
 			RDMA_TRANSPORT_IWARP;
+	struct ib_reg_wr reg[MRKIT_POST_BATCH];
+	struct ib_rdma_wr rd[MRKIT_POST_BATCH];
+	struct ib_sge sge[MRKIT_POST_BATCH];
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *first = NULL, **prev;
 	struct mrkit_mr *mr, *last = NULL;
@@ -434,9 +498,7 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	}
 	mrkit_io_hand_out(io);
 
-	/* Lazily kept keys go first, in a post of their own: the READs
-	 * reuse the same WR slot.
-	 */
+	/* Lazily kept keys go first, in a post of their own. */
 	prev = &first;
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		if (!mr->dev_valid)
@@ -454,39 +516,12 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 			mr->dev_valid = false;
 	}
 
-	first = NULL;
-	prev = &first;
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		mr->reg_cqe.done = mrkit_wc_reg;
-		mr->reg.wr.next = NULL;
-		*prev = &mr->reg.wr;
-		prev = &mr->reg.wr.next;
-		count++;
-	}
-	for (mr = io->mrs; mr; mr = mr->io_next) {
-		mr->sge.addr = mr->ibmr->iova;
-		mr->sge.length = mr->ibmr->length;
-		mr->sge.lkey = mr->ibmr->lkey;
-		memset(&mr->rdma, 0, sizeof(mr->rdma));
-		mr->rdma.wr.sg_list = &mr->sge;
-		mr->rdma.wr.num_sge = 1;
-		mr->rdma.wr.wr_cqe = &mr->inv_cqe;
 		mr->inv_cqe.done = mrkit_wc_inv;
-		mr->rdma.remote_addr = raddr;
-		mr->rdma.rkey = rkey;
-		if (with_inv) {
-			mr->rdma.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
-			mr->rdma.wr.ex.invalidate_rkey = mr->ibmr->lkey;
-		} else {
-			mr->rdma.wr.opcode = IB_WR_RDMA_READ;
-		}
-		raddr += mr->ibmr->length;
-		*prev = &mr->rdma.wr;
-		prev = &mr->rdma.wr.next;
 		last = mr;
-		count++;
+		count += 2;
 	}
-	last->rdma.wr.send_flags = IB_SEND_SIGNALED;
 	last->inv_cqe.done = with_inv ? mrkit_wc_inv_done : mrkit_wc_read_done;
 	io->nr_wrs = count;
 	io->state = MRKIT_IO_POSTED;
@@ -495,17 +530,53 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		mr->dev_valid = true;
 		mr->inv_key = mr->ibmr->rkey;
+		mr->cq_id = mrkit_cq_id(qp);
 		if (with_inv)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_INVALIDATING);
 	}
 
-	for (mr = io->mrs; mr; mr = mr->io_next)
-		mr->cq_id = mrkit_cq_id(qp);
-	bad = NULL;
-	ret = ib_post_send(qp, first, &bad);
-	if (ret)
-		goto out_failed;
+	/* Per batch: its REG_MRs, then one READ per descriptor. */
+	for (mr = io->mrs; mr;) {
+		struct mrkit_mr *from = mr;
+		unsigned int n, k;
+
+		first = NULL;
+		prev = &first;
+		for (n = 0; mr && n < MRKIT_POST_BATCH; mr = mr->io_next, n++) {
+			mrkit_build_reg(mr, &reg[n], io->access);
+			*prev = &reg[n].wr;
+			prev = &reg[n].wr.next;
+		}
+		for (k = 0; k < n; k++, from = from->io_next) {
+			struct ib_mr *ibmr = from->ibmr;
+
+			sge[k].addr = ibmr->iova;
+			sge[k].length = ibmr->length;
+			sge[k].lkey = ibmr->lkey;
+			memset(&rd[k], 0, sizeof(rd[k]));
+			rd[k].wr.sg_list = &sge[k];
+			rd[k].wr.num_sge = 1;
+			rd[k].wr.wr_cqe = &from->inv_cqe;
+			rd[k].remote_addr = raddr;
+			rd[k].rkey = rkey;
+			if (with_inv) {
+				rd[k].wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+				rd[k].wr.ex.invalidate_rkey = ibmr->lkey;
+			} else {
+				rd[k].wr.opcode = IB_WR_RDMA_READ;
+			}
+			if (from == last)
+				rd[k].wr.send_flags = IB_SEND_SIGNALED;
+			raddr += ibmr->length;
+			*prev = &rd[k].wr;
+			prev = &rd[k].wr.next;
+		}
+		bad = NULL;
+		ret = ib_post_send(qp, first, &bad);
+		if (ret)
+			goto out_failed;
+	}
 	if (trace_mrkit_reg_enabled() || trace_mrkit_read_inv_enabled())
 		mrkit_trace_chain(io);
 	return 0;

@@ -451,21 +451,15 @@ out_unwind:
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
 
-/* Hand a mapped descriptor's REG_MR out for posting: rotate the key now. */
+/*
+ * Hand a mapped descriptor out for posting: rotate the key now.  Its
+ * REG_MR WR is built by the post that carries it (mrkit_build_reg()).
+ */
 static void mrkit_mr_hand_out(struct mrkit_io *io, struct mrkit_mr *mr)
 {
 	struct ib_mr *ibmr = mr->ibmr;
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
-	mr->reg.wr.next = NULL;
-	mr->reg.wr.opcode = ibmr->type == IB_MR_TYPE_INTEGRITY ?
-			    IB_WR_REG_MR_INTEGRITY : IB_WR_REG_MR;
-	mr->reg.wr.wr_cqe = &mr->reg_cqe;
-	mr->reg.wr.num_sge = 0;
-	mr->reg.wr.send_flags = 0;
-	mr->reg.mr = ibmr;
-	mr->reg.key = ibmr->rkey;
-	mr->reg.access = io->access;
 	mrkit_mr_transition(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
 }
 

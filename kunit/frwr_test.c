@@ -529,6 +529,102 @@ static void frwr_post_failure_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
 
+/*
+ * Six descriptors take two posts (REG_MR WRs are built on the stack, four
+ * descriptors per post): [REG x4] [REG x2 SEND], in order; a failure in
+ * the second post at every index leaves the first batch live and the
+ * rest as if never handed out.  A READ chain of six: [REG x4 READ x4]
+ * [REG x2 READ x2], the peer's range consumed in order, only the last
+ * READ signaled.
+ */
+static void frwr_post_batches_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 8, 8);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_SIGNALED };
+	struct scatterlist *sg = test_dma_sg(test, 0x800000, 48 * P);
+	unsigned int i, k, base, posts;
+	struct fake_wr_rec *r;
+	struct mrkit_mr *mr;
+	struct test_io t;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 6);
+	posts = fdev->nr_posts;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+	KUNIT_EXPECT_EQ(test, fdev->nr_posts - posts, 2U);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 7U);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, 7U);
+	for (i = 0; i < 6; i++) {
+		r = &fdev->recs[i];
+		KUNIT_EXPECT_EQ(test, r->opcode, IB_WR_REG_MR);
+		KUNIT_EXPECT_EQ(test, r->iova, 0x800000ULL + i * 8 * P);
+		KUNIT_EXPECT_EQ(test, r->post, posts + (i < 4 ? 1 : 2));
+	}
+	KUNIT_EXPECT_EQ(test, fdev->recs[6].opcode, IB_WR_SEND);
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, 7, IB_WR_LOCAL_INV), 6U);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+
+	for (k = 0; k < 3; k++) {
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 6);
+		fdev->post_fail_wr = k;
+		fake_fail_nth(fdev, FAKE_OP_POST_SEND, 2, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send),
+				-ENOMEM);
+		for (mr = t.io.mrs, i = 0; mr; mr = mr->io_next, i++) {
+			bool posted = i < 4 + k;
+
+			KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), posted ?
+					MRKIT_MR_REGISTERED : MRKIT_MR_MAPPED);
+			KUNIT_EXPECT_EQ(test, mr->dev_valid, posted);
+		}
+		base = fdev->nr_recs;
+		KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+		KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV),
+				4 + k);
+		fake_complete(fdev, IB_WC_SUCCESS, 64);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	}
+
+	tio_init(&t, pool, MRKIT_LOCAL_SINK);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 6);
+	base = fdev->nr_recs;
+	posts = fdev->nr_posts;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x9000000,
+						 0x4242), 0);
+	KUNIT_EXPECT_EQ(test, fdev->nr_posts - posts, 2U);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs - base, 12U);
+	for (i = 0; i < 12; i++) {
+		/* Batch 0: recs 0-3 REG, 4-7 READ; batch 1: 8-9, 10-11. */
+		unsigned int j = i < 8 ? i : i - 8, n = i < 8 ? 4 : 2;
+		unsigned int m = (i < 8 ? 0 : 4) + j - n;	/* READ's MR */
+
+		r = &fdev->recs[base + i];
+		if (j < n) {
+			KUNIT_EXPECT_EQ(test, r->opcode, IB_WR_REG_MR);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, r->opcode, IB_WR_RDMA_READ);
+		KUNIT_EXPECT_EQ(test, r->remote_addr, 0x9000000ULL + m * 8 * P);
+		KUNIT_EXPECT_EQ(test, r->send_flags,
+				m == 5 ? IB_SEND_SIGNALED : 0);
+	}
+	fake_complete(fdev, IB_WC_SUCCESS, 64);	/* READs: then LOCAL_INVs */
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
 /* Flushed REG_MRs and LOCAL_INVs retire their descriptors. */
 static void frwr_flush_stale_test(struct kunit *test)
 {
@@ -744,6 +840,7 @@ static struct kunit_case mrkit_frwr_cases[] = {
 	KUNIT_CASE(frwr_lazy_reregister_test),
 	KUNIT_CASE(frwr_read_inv_test),
 	KUNIT_CASE(frwr_post_failure_test),
+	KUNIT_CASE(frwr_post_batches_test),
 	KUNIT_CASE(frwr_flush_stale_test),
 	KUNIT_CASE(frwr_bad_input_test),
 	KUNIT_CASE(frwr_dma_map_test),

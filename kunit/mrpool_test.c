@@ -843,6 +843,7 @@ static void pool_rdma_peer_write_test(struct kunit *test)
 	const u32 len = 3 * PAGE_SIZE + 1000;
 	struct mrkit_pool *pool = pool_new(test, pair->local.pd, &attr);
 	struct mrk_wait reg_done, inv_done, w;
+	struct ib_reg_wr reg = {};
 	struct ib_send_wr inv = {};
 	struct scatterlist sg;
 	struct mrkit_mr *mr;
@@ -872,18 +873,16 @@ static void pool_rdma_peer_write_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr->ibmr->length, (u64)len);
 
 	mrk_wait_init(&reg_done);
-	mr->reg.wr.opcode = IB_WR_REG_MR;
-	mr->reg.wr.wr_cqe = &reg_done.cqe;
-	mr->reg.wr.send_flags = IB_SEND_SIGNALED;
-	mr->reg.wr.next = NULL;
-	mr->reg.mr = mr->ibmr;
-	mr->reg.key = rkey;
-	mr->reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			 IB_ACCESS_REMOTE_READ;
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &reg_done.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr->ibmr;
+	reg.key = rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ;
 	KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, MRKIT_MR_MAPPED,
 						  MRKIT_MR_REGISTERED), 0);
-	KUNIT_ASSERT_EQ(test, ib_post_send(pair->local.qp, &mr->reg.wr, NULL),
-			0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(pair->local.qp, &reg.wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &reg_done, 5000), 0);
 	KUNIT_ASSERT_EQ(test, reg_done.wc.status, IB_WC_SUCCESS);
 
