@@ -58,18 +58,17 @@ enum mrkit_mr_state {
  * @pi_unchecked: an integrity registration was posted and its signature
  *	status has not been read yet.
  * @inv_key: the key registered at the device while @dev_valid.
- * @cq_id: restrack id of the send CQ its WRs were last posted to, for
- *	completion tracepoints.
  * @io: the I/O holding it, while it is handed out.
  * @io_next: next descriptor of the same I/O.
- * @retire_node: link on &mrkit_pool.retire_list or .orphan_list.
+ * @retire_node: link on &mrkit_pool.retire_list or .orphan_list; shares
+ *	@io_next's word: a descriptor is put back (leaving its I/O, @io_next
+ *	cleared) before it can be retired.
  * @reg_cqe: completion entry of its REG_MR.
  * @inv_cqe: completion entry of its LOCAL_INV, or of its RDMA READ.
- * @reg: REG_MR work request.
- * @inv: LOCAL_INV work request, or
- * @rdma: RDMA READ (WITH_INV) work request; WRs are copied into the send
- *	queue by ib_post_send(), so one slot serves successive chains.
- * @sge: the READ's local SGE.
+ * @inv: LOCAL_INV work request (a lazy one is chained before the next
+ *	REG_MR); REG_MR and READ WRs are built on the posting stack.
+ *
+ * 104 bytes, from its own slab cache (mrkit_mr_cache).
  */
 struct mrkit_mr {
 	struct ib_mr		*ibmr;
@@ -82,10 +81,11 @@ struct mrkit_mr {
 	bool			chained_inv;
 	bool			pi_unchecked;
 	u32			inv_key;
-	u32			cq_id;
 	struct mrkit_io		*io;
-	struct mrkit_mr		*io_next;
-	struct llist_node	retire_node;
+	union {
+		struct mrkit_mr		*io_next;
+		struct llist_node	retire_node;
+	};
 	struct ib_cqe		reg_cqe;
 	struct ib_cqe		inv_cqe;
 	struct ib_send_wr	inv;
@@ -202,11 +202,6 @@ void mrkit_debugfs_exit(void);
 void mrkit_pool_debugfs_add(struct mrkit_pool *pool);
 void mrkit_pool_debugfs_remove(struct mrkit_pool *pool);
 
-static inline u32 mrkit_cq_id(const struct ib_qp *qp)
-{
-	return qp->send_cq ? qp->send_cq->res.id : 0;
-}
-
 enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io);
 
 /* &mrkit_io.state */
@@ -273,6 +268,30 @@ static inline void mrkit_free(void *p)
 	if (p)
 		mrkit_count_obj(-1);
 	kfree(p);
+}
+
+extern struct kmem_cache *mrkit_mr_cache;
+
+/* Descriptors come from their own cache: 104-byte objects, no rounding. */
+static inline struct mrkit_mr *mrkit_mr_alloc(int node)
+{
+	struct mrkit_mr *mr;
+
+	if (mrkit_fault(MRKIT_FAULT_DESC_ALLOC))
+		return NULL;
+	mr = kmem_cache_alloc_node(mrkit_mr_cache, GFP_KERNEL | __GFP_ZERO,
+				   node);
+	if (mr)
+		mrkit_count_obj(1);
+	return mr;
+}
+
+static inline void mrkit_mr_free(struct mrkit_mr *mr)
+{
+	if (!mr)
+		return;
+	mrkit_count_obj(-1);
+	kmem_cache_free(mrkit_mr_cache, mr);
 }
 
 static inline void *mrkit_kvzalloc(enum mrkit_fault_site site, size_t size,

@@ -99,7 +99,7 @@ static void mrkit_wc_reg(struct ib_cq *cq, struct ib_wc *wc)
 					   reg_cqe);
 
 	/* REG_MRs are unsignaled: only failures and flushes come here. */
-	trace_mrkit_wc_reg(wc, mr);
+	trace_mrkit_wc_reg(cq, wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "REG_MR of descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
@@ -112,7 +112,7 @@ static void mrkit_wc_inv(struct ib_cq *cq, struct ib_wc *wc)
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
 					   inv_cqe);
 
-	trace_mrkit_wc_inv(wc, mr);
+	trace_mrkit_wc_inv(cq, wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "LOCAL_INV of descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
@@ -162,7 +162,7 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (!io)
 		return;
-	trace_mrkit_wc_read(wc, mr);
+	trace_mrkit_wc_read(cq, wc, mr);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "RDMA READ into descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
@@ -320,7 +320,6 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 		mr->dev_valid = true;
 		mr->inv_key = mr->ibmr->rkey;
 		mr->pi_unchecked = mr->ibmr->type == IB_MR_TYPE_INTEGRITY;
-		mr->cq_id = mrkit_cq_id(io->qp);
 		mr->reg_cqe.done = mrkit_wc_reg;
 		mrkit_build_reg(mr, &reg[n], io->access);
 		*prev = &reg[n].wr;
@@ -530,7 +529,6 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		mr->dev_valid = true;
 		mr->inv_key = mr->ibmr->rkey;
-		mr->cq_id = mrkit_cq_id(qp);
 		if (with_inv)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_INVALIDATING);
@@ -638,8 +636,6 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	*prev = NULL;
 	io->state = MRKIT_IO_INVALIDATING;
 	io->qp = qp;
-	for (mr = io->mrs; mr; mr = mr->io_next)
-		mr->cq_id = mrkit_cq_id(qp);
 	ret = ib_post_send(qp, first, &bad);
 	if (!ret) {
 		if (trace_mrkit_localinv_enabled())

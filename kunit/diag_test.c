@@ -60,9 +60,10 @@ static void pr_mr(void *data, const struct mrkit_mr *mr)
 	rec_one(data, mr, mr->ibmr ? mr->ibmr->rkey : 0, mrkit_mr_state(mr), 0);
 }
 
-static void pr_wc(void *data, const struct ib_wc *wc, const struct mrkit_mr *mr)
+static void pr_wc(void *data, const struct ib_cq *cq, const struct ib_wc *wc,
+		  const struct mrkit_mr *mr)
 {
-	rec_one(data, mr, wc->status, mr->cq_id, 0);
+	rec_one(data, mr, wc->status, cq->res.id, 0);
 }
 
 static void pr_map(void *data, const struct mrkit_io *io, int nents)

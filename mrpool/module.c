@@ -2,15 +2,16 @@
 /*
  * mrkit module glue.
  *
- * Normal operation: load time only creates mrkit's workqueue (pool
- * growth, stale-descriptor replacement, reaping of destroyed pools);
- * pools are created by ULPs.
+ * Normal operation: load time only creates the descriptor slab cache and
+ * mrkit's workqueue (pool growth, stale-descriptor replacement, reaping
+ * of destroyed pools); pools are created by ULPs.
  * Recovery: every pool is destroyed by its ULP before the ULP (which holds
  * a reference on this module) can be unloaded; destroying the workqueue
  * at exit drains any reaping still queued.
  */
 
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
@@ -20,11 +21,19 @@
 struct workqueue_struct *mrkit_wq;
 EXPORT_SYMBOL_IF_KUNIT(mrkit_wq);
 
+/* Every pool's descriptors. */
+struct kmem_cache *mrkit_mr_cache;
+
 static int __init mrkit_init(void)
 {
-	mrkit_wq = alloc_workqueue("mrkit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	if (!mrkit_wq)
+	mrkit_mr_cache = KMEM_CACHE(mrkit_mr, 0);
+	if (!mrkit_mr_cache)
 		return -ENOMEM;
+	mrkit_wq = alloc_workqueue("mrkit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!mrkit_wq) {
+		kmem_cache_destroy(mrkit_mr_cache);
+		return -ENOMEM;
+	}
 	mrkit_debugfs_init();
 	return 0;
 }
@@ -33,6 +42,7 @@ static void __exit mrkit_exit(void)
 {
 	mrkit_debugfs_exit();
 	destroy_workqueue(mrkit_wq);
+	kmem_cache_destroy(mrkit_mr_cache);
 }
 
 module_init(mrkit_init);

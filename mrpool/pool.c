@@ -317,8 +317,7 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		mr = mrkit_zalloc(MRKIT_FAULT_DESC_ALLOC, sizeof(*mr),
-				  pool->node);
+		mr = mrkit_mr_alloc(pool->node);
 		if (!mr) {
 			ret = -ENOMEM;
 			goto out_unwind;
@@ -326,7 +325,7 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 		mr->ibmr = mrkit_alloc_ibmr(pool);
 		if (IS_ERR(mr->ibmr)) {
 			ret = PTR_ERR(mr->ibmr);
-			mrkit_free(mr);
+			mrkit_mr_free(mr);
 			mrkit_pool_err(pool, "ib_alloc_mr failed: %d\n", ret);
 			goto out_unwind;
 		}
@@ -352,7 +351,7 @@ out_unwind:
 		pool->descs[first + i] = NULL;
 		mrkit_unindex_mr(pool, mr);
 		ib_dereg_mr(mr->ibmr);
-		mrkit_free(mr);
+		mrkit_mr_free(mr);
 	}
 	return ret;
 }
@@ -394,6 +393,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 		atomic_set(&mr->state, MRKIT_MR_FREE);
 		trace_mrkit_mr_replaced(mr);
 		atomic_dec(&pool->nr_stale);
+		mr->io_next = NULL;	/* was retire_node */
 		mrkit_push(pool, mr);
 	}
 }
@@ -429,7 +429,7 @@ static void mrkit_pool_reap(struct mrkit_pool *pool)
 			ib_dereg_mr(mr->ibmr);
 		}
 		pool->descs[mr->idx] = NULL;
-		mrkit_free(mr);
+		mrkit_mr_free(mr);
 		if (atomic_dec_and_test(&pool->outstanding)) {
 			ibdev_info(pool->dev,
 				   "mrkit pool %s: last outstanding descriptor returned; pool freed\n",
@@ -615,7 +615,7 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 			ib_dereg_mr(mr->ibmr);
 		}
 		pool->descs[i] = NULL;
-		mrkit_free(mr);
+		mrkit_mr_free(mr);
 	}
 
 	if (outstanding) {

@@ -45,11 +45,12 @@ static inline void mrkit_trace_mr_fields(const struct mrkit_mr *mr, int *id,
 	*state = atomic_read(&mr->state);
 }
 
-static inline void mrkit_trace_wc_fields(const struct mrkit_mr *mr,
+static inline void mrkit_trace_wc_fields(const struct ib_cq *cq,
+					 const struct mrkit_mr *mr,
 					 u32 *cq_id, int *mr_id)
 {
 	if (cq_id)
-		*cq_id = mr->cq_id;
+		*cq_id = cq ? cq->res.id : 0;
 	*mr_id = mr->ibmr ? (int)mr->ibmr->res.id : -1;
 }
 

@@ -88,7 +88,12 @@ print(f"  W1 contention variant (VM, 2 vCPUs):             {'ratio ' + str(w1s) 
 print(f"  W2 map <= 1.05 x bare ib_map_mr_sg:                {met(w2, 1.05)} (worst ratio {w2})")
 print(f"  W3 full cycle <= 0.8 x rdma_rw:                    {met(w3, 0.8)} (worst ratio {w3} with the fence, {w3l} lazy)")
 print(f"  W3 0 allocations per I/O:                          {'met' if a3 == 0 else 'not met'} (mrkit {a3}; rdma_rw 1 per I/O)")
-print(f"  memory <= 128 bytes per descriptor:                {mem}")
+mk = None
+for x in slab:
+    m = re.search(r"pools=(\d+) .*mrkit=(-?\d+)", x)
+    if m and (mk is None or int(m.group(1)) >= mk[0]):
+        mk = (int(m.group(1)), int(m.group(2)))
+print(f"  memory <= 128 bytes per descriptor:                {met(mk[1] if mk else None, 128)} ({mk[1] if mk else '?'} bytes beyond the provider's MR at {mk[0] if mk else '?'} pools; {mem})")
 print(f"  slab growth linear (n/10 -> n pools):              {slabgoal}")
 print(f"csv: {csv}")
 PY

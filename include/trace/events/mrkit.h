@@ -108,13 +108,14 @@ DECLARE_EVENT_CLASS(mrkit_mr_class,
 		     TP_ARGS(mr))
 
 DECLARE_EVENT_CLASS(mrkit_wc_class,
-		    TP_PROTO(const struct ib_wc *wc, const struct mrkit_mr *mr),
-		    TP_ARGS(wc, mr),
+		    TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc,
+			     const struct mrkit_mr *mr),
+		    TP_ARGS(cq, wc, mr),
 		    TP_STRUCT__entry(__field(u32, cq_id)
 				     __field(int, mr_id)
 				     __field(unsigned long, status)
 				     __field(unsigned int, vendor_err)),
-		    TP_fast_assign(mrkit_trace_wc_fields(mr, &__entry->cq_id,
+		    TP_fast_assign(mrkit_trace_wc_fields(cq, mr, &__entry->cq_id,
 							 &__entry->mr_id);
 				   __entry->status = wc->status;
 				   __entry->vendor_err =
@@ -126,9 +127,10 @@ DECLARE_EVENT_CLASS(mrkit_wc_class,
 
 #define DEFINE_WC_EVENT(name)						\
 	DEFINE_EVENT(mrkit_wc_class, mrkit_wc_##name,			\
-		     TP_PROTO(const struct ib_wc *wc,			\
+		     TP_PROTO(const struct ib_cq *cq,			\
+			      const struct ib_wc *wc,			\
 			      const struct mrkit_mr *mr),		\
-		     TP_ARGS(wc, mr))
+		     TP_ARGS(cq, wc, mr))
 
 /*
  * Pool events
@@ -201,7 +203,8 @@ TRACE_EVENT(mrkit_sig_err,
 			     __field(u64, sector)
 			     __field(u32, expected)
 			     __field(u32, actual)),
-	    TP_fast_assign(mrkit_trace_wc_fields(mr, NULL, &__entry->mr_id);
+	    TP_fast_assign(mrkit_trace_wc_fields(NULL, mr, NULL,
+						 &__entry->mr_id);
 			   __entry->type = res->type;
 			   __entry->sector = res->sector;
 			   __entry->expected = res->expected;
