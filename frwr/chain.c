@@ -267,7 +267,10 @@ static bool mrkit_wr_posted(const struct ib_send_wr *wr,
  * ib_post_send(): a provider copies WRs before ib_post_send() returns, so
  * only the cqes (and the LOCAL_INV, which a lazy chain shares with the
  * REG_MR) live in the descriptor.  I/Os with more descriptors take one
- * post per batch, in order, on the same send queue.
+ * post per batch, in order, on the same send queue.  The arrays are
+ * __uninitialized (CONFIG_INIT_STACK_ALL_ZERO would zero them on every
+ * post, a measurable share of a small I/O): every WR field is written
+ * before use.
  */
 #define MRKIT_POST_BATCH	4
 
@@ -276,12 +279,15 @@ static void mrkit_build_reg(struct mrkit_mr *mr, struct ib_reg_wr *reg,
 {
 	struct ib_mr *ibmr = mr->ibmr;
 
+	/* Every field: the array is exempt from stack auto-init. */
 	reg->wr.next = NULL;
 	reg->wr.opcode = ibmr->type == IB_MR_TYPE_INTEGRITY ?
 			 IB_WR_REG_MR_INTEGRITY : IB_WR_REG_MR;
 	reg->wr.wr_cqe = &mr->reg_cqe;
+	reg->wr.sg_list = NULL;
 	reg->wr.num_sge = 0;
 	reg->wr.send_flags = 0;
+	reg->wr.ex.imm_data = 0;
 	reg->mr = ibmr;
 	reg->key = ibmr->rkey;
 	reg->access = access;
@@ -412,7 +418,7 @@ static void mrkit_post_failed(struct mrkit_io *io, int ret,
 int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		  struct ib_send_wr *wr)
 {
-	struct ib_reg_wr reg[MRKIT_POST_BATCH];
+	struct ib_reg_wr reg[MRKIT_POST_BATCH] __uninitialized;
 	struct ib_send_wr *first, **prev, *w;
 	struct mrkit_mr *pos, *from;
 	const struct ib_send_wr *bad;
@@ -482,9 +488,9 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 {
 	bool with_inv = rdma_node_get_transport(io->pool->dev->node_type) ==
 			RDMA_TRANSPORT_IWARP;
-	struct ib_reg_wr reg[MRKIT_POST_BATCH];
-	struct ib_rdma_wr rd[MRKIT_POST_BATCH];
-	struct ib_sge sge[MRKIT_POST_BATCH];
+	struct ib_reg_wr reg[MRKIT_POST_BATCH] __uninitialized;
+	struct ib_rdma_wr rd[MRKIT_POST_BATCH] __uninitialized;
+	struct ib_sge sge[MRKIT_POST_BATCH] __uninitialized;
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *first = NULL, **prev;
 	struct mrkit_mr *mr, *last = NULL;
