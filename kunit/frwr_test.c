@@ -1105,10 +1105,103 @@ static void frwr_rdma_read_sink_test(struct kunit *test)
 	}
 }
 
+/*
+ * More descriptors than one post carries (3-page MRs over the 20-page
+ * buffer: 7 segments, posted as 4 + 3): the peer writes through every
+ * segment and the bytes are compared, the first and last old rkeys are
+ * dead after the invalidation; then the same buffer as the sink of a
+ * 7-descriptor RDMA READ chain (two posts), compared with the peer's data.
+ */
+static void frwr_rdma_batches_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 8, 3);
+	struct page *pages[RD_PAGES] = {};
+	struct scatterlist *sgl = page_sgl(test, pages);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrk_wait recv, sent, w;
+	struct mrkit_seg segs[8];
+	u8 *pb = pair->pbuf;
+	struct test_io t;
+	u32 off, i, rkey;
+	u64 iova;
+	int s;
+
+	/* A zero-length SEND stands in for the ULP's message. */
+	mrk_wait_init(&sent);
+	send.send_flags = IB_SEND_SIGNALED;
+	send.wr_cqe = &sent.cqe;
+	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 512 * 1024, 256, &recv),
+			0);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sgl, RD_PAGES, MRKIT_MAP_DMA),
+			7);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 8), 7);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp, &send), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 8U);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
+	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+	KUNIT_ASSERT_EQ(test, recv.wc.status, IB_WC_SUCCESS);
+	for (i = 0; i < RD_LEN; i++)
+		pb[i] = (u8)(i * 7 + 5 + kind);
+	for (s = 0, off = 0; s < 7; off += segs[s].length, s++) {
+		KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, off,
+						    segs[s].length, segs[s].addr,
+						    segs[s].key, &w), 0);
+		KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	}
+	KUNIT_EXPECT_EQ(test, off, (u32)RD_LEN);
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, pair->local.qp), 0);
+	KUNIT_ASSERT_EQ(test, wait_io(pair, &t), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	for (i = 0; i < RD_LEN; i++) {
+		if (*sgl_byte(pages, i) != pb[i]) {
+			KUNIT_FAIL(test, "byte %u: 0x%x, peer wrote 0x%x", i,
+				   *sgl_byte(pages, i), pb[i]);
+			break;
+		}
+	}
+	for (s = 0; s < 7; s += 6) {
+		struct mrk_pair *probe = mrk_pair_create_pd(test, kind,
+							    pair->local.pd);
+
+		KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(probe, segs[s].addr,
+							   segs[s].key,
+							   sgl_byte(pages, s * 3 * PAGE_SIZE),
+							   64), 0);
+	}
+
+	/* The same pages as READ sinks: 7 REG_MRs and 7 READs, two posts. */
+	for (i = 0; i < RD_LEN; i++)
+		pb[i] = (u8)(i * 11 + 1 + kind);
+	KUNIT_ASSERT_EQ(test, mrk_peer_reg(pair, 0, RD_LEN, &rkey, &iova), 0);
+	tio_init(&t, pool, MRKIT_LOCAL_SINK);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sgl, RD_PAGES, MRKIT_MAP_DMA),
+			7);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, pair->local.qp, iova,
+						 rkey), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 14U);
+	KUNIT_ASSERT_EQ(test, wait_io(pair, &t), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	for (i = 0; i < RD_LEN; i++) {
+		if (*sgl_byte(pages, i) != pb[i]) {
+			KUNIT_FAIL(test, "READ byte %u: 0x%x, peer has 0x%x", i,
+				   *sgl_byte(pages, i), pb[i]);
+			break;
+		}
+	}
+	free_pages_arr(pages);
+}
+
 static struct kunit_case mrkit_frwr_rdma_cases[] = {
 	KUNIT_CASE_PARAM(frwr_rdma_multi_mr_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_reuse_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_read_sink_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(frwr_rdma_batches_test, mrk_kind_gen_params),
 	{}
 };
 
