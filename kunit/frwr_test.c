@@ -890,6 +890,21 @@ static u8 *sgl_byte(struct page **pages, u32 off)
 	return (u8 *)page_address(pages[off / PAGE_SIZE]) + off % PAGE_SIZE;
 }
 
+/* The CPU sees exactly the peer's bytes in the pages, or the test fails. */
+static void expect_pages_eq(struct kunit *test, struct page **pages,
+			    const u8 *pb)
+{
+	u32 i;
+
+	for (i = 0; i < RD_LEN; i++) {
+		if (*sgl_byte(pages, i) != pb[i]) {
+			KUNIT_FAIL(test, "byte %u: 0x%x, the peer's is 0x%x", i,
+				   *sgl_byte(pages, i), pb[i]);
+			return;
+		}
+	}
+}
+
 /*
  * A 20-page buffer in 8-page MRs (3 segments), advertised to the peer in a
  * SEND; the peer writes every segment, reads it back, and the bytes are
@@ -969,13 +984,7 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 	/* Unmapped by mrkit now: the CPU sees exactly what the peer wrote. */
-	for (i = 0; i < RD_LEN; i++) {
-		if (*sgl_byte(pages, i) != pb[i]) {
-			KUNIT_FAIL(test, "byte %u: 0x%x, peer wrote 0x%x", i,
-				   *sgl_byte(pages, i), pb[i]);
-			break;
-		}
-	}
+	expect_pages_eq(test, pages, pb);
 
 	/* Each old rkey is dead, each probed from a connection of its own. */
 	for (s = 0; s < 3; s++) {
@@ -1157,13 +1166,7 @@ static void frwr_rdma_batches_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, wait_io(pair, &t), 0);
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
-	for (i = 0; i < RD_LEN; i++) {
-		if (*sgl_byte(pages, i) != pb[i]) {
-			KUNIT_FAIL(test, "byte %u: 0x%x, peer wrote 0x%x", i,
-				   *sgl_byte(pages, i), pb[i]);
-			break;
-		}
-	}
+	expect_pages_eq(test, pages, pb);
 	for (s = 0; s < 7; s += 6) {
 		struct mrk_pair *probe = mrk_pair_create_pd(test, kind,
 							    pair->local.pd);
@@ -1187,13 +1190,7 @@ static void frwr_rdma_batches_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, wait_io(pair, &t), 0);
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
-	for (i = 0; i < RD_LEN; i++) {
-		if (*sgl_byte(pages, i) != pb[i]) {
-			KUNIT_FAIL(test, "READ byte %u: 0x%x, peer has 0x%x", i,
-				   *sgl_byte(pages, i), pb[i]);
-			break;
-		}
-	}
+	expect_pages_eq(test, pages, pb);
 	free_pages_arr(pages);
 }
 
