@@ -4,7 +4,9 @@
 #
 #   make          build mrkit.ko against Debian's linux-headers-amd64
 #   make check    every test: static checks, out-of-tree build, KUnit
-#                 (normal and sanitizer builds) on UML
+#                 (normal and sanitizer builds) on UML, the VM scenarios
+#   make demo     the sample NVMe/RDMA initiator against nvmet-rdma in a VM
+#   make bench    mrkit against the anchors' approaches (UML and the VM)
 #   make clean
 
 KDIR ?= $(shell scripts/kdir.sh)
