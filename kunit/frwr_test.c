@@ -446,6 +446,43 @@ static void frwr_read_inv_test(struct kunit *test)
 }
 
 /*
+ * Map @sg into @nmrs descriptors and make mrkit_io_post()'s @nth
+ * ib_post_send() fail at WR index @k: exactly the first @posted
+ * descriptors are live, the rest are as if never handed out.  The
+ * invalidation then covers only the live ones, and the pool is whole.
+ */
+static void post_fail_case(struct kunit *test, struct fake_dev *fdev,
+			   struct mrkit_pool *pool, struct scatterlist *sg,
+			   int nmrs, unsigned int nth, unsigned int k,
+			   unsigned int posted)
+{
+	struct ib_send_wr send = { .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_SIGNALED };
+	unsigned int i, base;
+	struct mrkit_mr *mr;
+	struct test_io t;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), nmrs);
+	fdev->post_fail_wr = k;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, nth, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), -ENOMEM);
+	for (mr = t.io.mrs, i = 0; mr; mr = mr->io_next, i++) {
+		KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), i < posted ?
+				MRKIT_MR_REGISTERED : MRKIT_MR_MAPPED);
+		KUNIT_EXPECT_EQ(test, mr->dev_valid, i < posted);
+	}
+	KUNIT_EXPECT_EQ(test, in_use(pool), (u32)nmrs);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), posted);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
  * A post failing at every WR index of [REG REG REG SEND]: WRs before it
  * are posted and live, the rest are as if never handed out, and after the
  * invalidation everything is back where it started.
@@ -459,33 +496,11 @@ static void frwr_post_failure_test(struct kunit *test)
 				   .send_flags = IB_SEND_SIGNALED };
 	struct scatterlist *sg = test_dma_sg(test, 0x700000, 20 * P);
 	struct mrkit_pool_stats st;
-	struct mrkit_mr *mr;
-	unsigned int k, i, base;
+	unsigned int k;
 	struct test_io t;
 
-	for (k = 0; k < 4; k++) {
-		tio_init(&t, pool, MRKIT_PEER_WRITES);
-		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
-		fdev->post_fail_wr = k;
-		fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
-		KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send),
-				-ENOMEM);
-		for (mr = t.io.mrs, i = 0; mr; mr = mr->io_next, i++) {
-			KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), i < k ?
-					MRKIT_MR_REGISTERED : MRKIT_MR_MAPPED);
-			KUNIT_EXPECT_EQ(test, mr->dev_valid, i < k);
-		}
-		KUNIT_EXPECT_EQ(test, in_use(pool), 3U);
-		base = fdev->nr_recs;
-		KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
-		/* Only what was posted is invalidated. */
-		KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV),
-				min(k, 3U));
-		fake_complete(fdev, IB_WC_SUCCESS, 64);
-		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
-		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
-		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
-	}
+	for (k = 0; k < 4; k++)
+		post_fail_case(test, fdev, pool, sg, 3, 1, k, min(k, 3U));
 	mrkit_pool_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.stale, 0U);
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
@@ -547,7 +562,6 @@ static void frwr_post_batches_test(struct kunit *test)
 	struct scatterlist *sg = test_dma_sg(test, 0x800000, 48 * P);
 	unsigned int i, k, base, posts;
 	struct fake_wr_rec *r;
-	struct mrkit_mr *mr;
 	struct test_io t;
 
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
@@ -570,29 +584,8 @@ static void frwr_post_batches_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 
-	for (k = 0; k < 3; k++) {
-		tio_init(&t, pool, MRKIT_PEER_WRITES);
-		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 6);
-		fdev->post_fail_wr = k;
-		fake_fail_nth(fdev, FAKE_OP_POST_SEND, 2, -ENOMEM);
-		KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send),
-				-ENOMEM);
-		for (mr = t.io.mrs, i = 0; mr; mr = mr->io_next, i++) {
-			bool posted = i < 4 + k;
-
-			KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), posted ?
-					MRKIT_MR_REGISTERED : MRKIT_MR_MAPPED);
-			KUNIT_EXPECT_EQ(test, mr->dev_valid, posted);
-		}
-		base = fdev->nr_recs;
-		KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
-		KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV),
-				4 + k);
-		fake_complete(fdev, IB_WC_SUCCESS, 64);
-		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
-		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
-		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
-	}
+	for (k = 0; k < 3; k++)
+		post_fail_case(test, fdev, pool, sg, 6, 2, k, 4 + k);
 
 	tio_init(&t, pool, MRKIT_LOCAL_SINK);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 6);
