@@ -25,39 +25,18 @@ set -euo pipefail
 scenario=${1:-load}
 transport=${2:-rxe}
 variant=${3:-}		# noinv: Reads without the invalidate subtype
-proj=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${MRKIT_CACHE:-/var/cache/mrkit}
-kdir=$("$proj/scripts/kdir.sh")
-abi=${kdir##*/linux-headers-}
-img=linux-image-$abi
-vm=$cache/vm/$abi
-out=$proj/.check
-mkdir -p "$vm" "$out"
-
-"$proj/scripts/deps.sh" vm
-
-# The stock kernel image, unpacked next to the cache (never into /boot).
-if [ ! -f "$vm/kimg/boot/vmlinuz-$abi" ]; then
-	rm -rf "$vm/kimg" "$vm/deb"
-	mkdir -p "$vm/deb"
-	(cd "$vm/deb" && apt-get download "$img" >/dev/null 2>&1)
-	dpkg-deb -x "$vm"/deb/"$img"_*.deb "$vm/kimg"
-fi
-kmods=$vm/kimg/lib/modules/$abi
+# proj cache kdir abi vm kmods out, the stock kernel image (vm-lib.sh).
+. "$(dirname "$0")/vm-lib.sh"
+vm_env
 
 # mrkit.ko (and the samples) against the same ABI.
 make -s -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m modules \
 	>"$out/vm-build.log" 2>&1 || { cat "$out/vm-build.log"; exit 1; }
 
 # Debian's kernel has no siw: build it from linux-source-6.1, out of tree.
-if [ "$scenario" = demo ] && [ "$transport" = siw ] && [ ! -f "$vm/siw/siw.ko" ]; then
-	tree=$("$proj/scripts/prep-tree.sh")
-	rm -rf "$vm/siw"
-	mkdir -p "$vm/siw"
-	cp "$tree"/drivers/infiniband/sw/siw/*.[ch] "$vm/siw/"
-	cp "$tree/drivers/infiniband/sw/siw/Makefile" "$vm/siw/Kbuild"
-	make -s -C "$kdir" M="$vm/siw" CONFIG_RDMA_SIW=m modules \
-		>"$out/vm-siw.log" 2>&1 || { cat "$out/vm-siw.log"; exit 1; }
+siw=
+if [ "$scenario" = demo ] && [ "$transport" = siw ]; then
+	siw=$(vm_build_siw)
 fi
 ko=$proj/mrkit.ko
 
@@ -76,43 +55,24 @@ root=$vm/root-$scenario
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,lib/modules/$abi/extra}
 cp /bin/busybox "$root/bin/busybox"
-deps() {	# module name -> the .ko paths it needs, recursively
-	local m=$1 f d
-	f=$(find "$kmods" -name "$m.ko" -o -name "$m.ko.xz" | head -n1)
-	[ -n "$f" ] || { echo "vm: module $m not in the image" >&2; return 1; }
-	echo "$f"
-	for d in $(modinfo -F depends "$f" | tr ',' ' '); do deps "$d"; done
-}
 mods="ib_core crc-t10dif crct10dif_generic"
 [ "$scenario" = demo ] && mods="$mods rdma_cm configfs nvmet nvmet-rdma null_blk
 	dummy rdma_rxe crc32_generic crc32c_generic libcrc32c"
 [ "$scenario" = bench ] && mods="$mods dummy rdma_rxe crc32_generic crc32c_generic"
-for m in $mods; do
-	for f in $(deps "$m"); do
-		rel=${f#"$kmods"/}
-		mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
-		cp "$f" "$root/lib/modules/$abi/$rel"
-	done
-done
-cp "$kmods"/modules.order "$kmods"/modules.builtin* "$root/lib/modules/$abi/" 2>/dev/null || true
+# shellcheck disable=SC2086
+vm_add_mods "$root" $mods
 cp "$ko" "$root/lib/modules/$abi/extra/"
 [ "$scenario" = bench ] && cp "$proj/mrkit_bench_smp.ko" "$root/lib/modules/$abi/extra/"
 if [ "$scenario" = demo ] || [ "$scenario" = bench ]; then
 	[ "$scenario" = demo ] && cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
-	[ "$scenario" = demo ] && [ "$transport" = siw ] && cp "$vm/siw/siw.ko" "$root/lib/modules/$abi/extra/"
+	[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
 	# The rdma tool (iproute2) and its libraries, to add the rxe/siw link.
-	mkdir -p "$root/usr/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu"
-	cp /usr/bin/rdma "$root/usr/bin/"
-	for l in $(ldd /usr/bin/rdma | grep -o '/[^ ]*'); do
-		mkdir -p "$root$(dirname "$l")"
-		cp -L "$l" "$root$l"
-	done
+	vm_add_bin "$root" /usr/bin/rdma
 fi
-depmod -b "$root" "$abi"
 cp "$proj/scripts/vm/init-$scenario.sh" "$root/init"
 cp "$proj/scripts/vm/init-lib.sh" "$root/init-lib.sh"
 chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$vm/initrd-$scenario.gz"
+vm_mkinitrd "$root" "$vm/initrd-$scenario.gz"
 
 log=$out/vm-$scenario-$transport$variant.log
 accel=tcg

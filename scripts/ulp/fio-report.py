@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Read the fio runs a ULP guest printed (scripts/vm/init-ulp-lib.sh ulp_fio).
+
+Each run is a "MRKIT-FIO-BEGIN NAME k=v..." line, fio's JSON output, and a
+"MRKIT-FIO-END NAME" line in the console log.  As a module: runs(log)
+returns {name: summary}; as a script (fio-report.py LOG) it prints one
+"FIO NAME key=value..." line per run.  A summary sums over fio's jobs:
+read_bytes write_bytes read_ios write_ios (completed I/Os), read_bw and
+write_bw (KiB/s), read_iops write_iops, job_errors (jobs that ended with an
+error), total_err (errors fio counted and continued past), and the
+guest's own counts from fio's stderr (rc, verify_errors, io_errors).
+"""
+import json
+import re
+import sys
+
+TS = re.compile(r"^\[\s*\d+\.\d+\]")
+
+
+def summarize(doc, meta):
+    s = dict(meta)
+    for d in ("read", "write"):
+        s[d + "_bytes"] = sum(j[d]["io_bytes"] for j in doc["jobs"])
+        s[d + "_ios"] = sum(j[d]["total_ios"] for j in doc["jobs"])
+        s[d + "_bw"] = sum(j[d]["bw"] for j in doc["jobs"])
+        s[d + "_iops"] = round(sum(j[d]["iops"] for j in doc["jobs"]), 1)
+    s["job_errors"] = sum(1 for j in doc["jobs"] if j.get("error"))
+    s["total_err"] = sum(j.get("total_err", 0) for j in doc["jobs"])
+    return s
+
+
+def runs(path):
+    out, cur, buf, meta = {}, None, [], {}
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\r\n")
+            m = re.search(r"MRKIT-FIO-BEGIN (\S+)(.*)", line)
+            if m:
+                cur, buf = m.group(1), []
+                meta = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+                meta = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in meta.items()}
+                continue
+            if cur and re.search(r"MRKIT-FIO-END " + re.escape(cur) + r"\b", line):
+                try:
+                    out[cur] = summarize(json.loads("\n".join(buf)), meta)
+                except (ValueError, KeyError) as e:
+                    out[cur] = dict(meta, parse_error=str(e))
+                cur = None
+                continue
+            if cur and not TS.match(line):
+                buf.append(line)
+    return out
+
+
+def main():
+    for name, s in runs(sys.argv[1]).items():
+        print("FIO " + name + " " + " ".join(f"{k}={v}" for k, v in s.items()))
+
+
+if __name__ == "__main__":
+    main()

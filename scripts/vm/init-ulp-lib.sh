@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by the guest /init of the ULP scenarios (scripts/vm/ulp.sh),
+# after /init-lib.sh (busybox sh).  Helpers:
+#   ulp_fabric T        CRC modules, configfs/debugfs/tracefs, a dummy
+#                       netdev with the guest-only 10.99.0.1/24, and an
+#                       rxe or siw device (T) on it named mrku0
+#   ulp_fio_mount       Debian's fio from the host, read-only over 9p
+#   ulp_fio NAME ARG... run fio (JSON output); prints it between
+#                       MRKIT-FIO-BEGIN/END lines for fio-report.py; sets
+#                       FIO_RC, FIO_VERR (verify failures reported) and
+#                       FIO_IOERR (I/O errors reported) from its stderr
+#   ulp_wait N CMD...   run CMD every 0.1 s until it succeeds, at most N
+#                       times; returns CMD's last status
+#   ulp_splats          kernel splats in dmesg so far
+#   ulp_mrkit_leaks     descriptors mrkit reported still in use when a
+#                       pool was destroyed, plus in_use and stale of the
+#                       pools alive now
+#   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
+
+# Console: only crit and above, so that fio's JSON stays in one piece.
+echo 3 > /proc/sys/kernel/printk
+
+ulp_fabric() {
+	for m in crc32_generic crc32c_generic crct10dif_generic configfs \
+		 dummy rdma_cm rdma_ucm; do
+		modprobe $m || fail "modprobe $m"
+	done
+	mount -t configfs none /sys/kernel/config
+	mount -t debugfs none /sys/kernel/debug
+	mount -t tracefs none /sys/kernel/tracing
+	ip link set lo up
+	ip link set dummy0 up
+	ip addr add 10.99.0.1/24 dev dummy0
+	if [ "$1" = siw ]; then
+		modprobe libcrc32c
+		insmod /lib/modules/$(uname -r)/extra/siw.ko || fail "insmod siw"
+	else
+		modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	fi
+	rdma link add mrku0 type $1 netdev dummy0 || fail "rdma link add $1"
+}
+
+ulp_fio_mount() {
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe $m || fail "modprobe $m"
+	done
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro host /host ||
+		fail "9p mount of fio"
+	[ -x /host/fio ] || fail "no fio on the 9p share"
+}
+
+ulp_fio() {
+	n=$1
+	shift
+	/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/fio \
+		--output-format=json --output=/tmp/fio-$n.json "$@" \
+		2>/tmp/fio-$n.err >/dev/null
+	FIO_RC=$?
+	FIO_VERR=$(grep -cE 'verify failed|verify: bad|bad magic|bad header' /tmp/fio-$n.err)
+	FIO_IOERR=$(grep -c 'io_u error' /tmp/fio-$n.err)
+	echo "MRKIT-FIO-BEGIN $n rc=$FIO_RC verify_errors=$FIO_VERR io_errors=$FIO_IOERR"
+	sed -n '/^{/,$p' /tmp/fio-$n.json
+	echo "MRKIT-FIO-END $n"
+	if [ "$FIO_VERR" != 0 ] || [ "$FIO_IOERR" != 0 ]; then
+		head -n 5 /tmp/fio-$n.err | sed 's/^/MRKIT-VM   fio: /'
+	fi
+	return 0
+}
+
+ulp_wait() {
+	w=$1
+	shift
+	while ! "$@"; do
+		w=$((w - 1))
+		[ $w -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+ulp_splats() {
+	dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|list_(add|del) corruption|refcount_t:'
+}
+
+ulp_mrkit_stat() {
+	cat /sys/kernel/debug/mrkit/*/stats 2>/dev/null |
+		awk -v f="$1:" '$1 == f { s += $2 } END { print s + 0 }'
+}
+
+ulp_mrkit_leaks() {
+	d=$(dmesg | sed -n 's/.*destroyed with \([0-9]*\) descriptor.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	echo $((d + $(ulp_mrkit_stat in_use) + $(ulp_mrkit_stat stale)))
+}

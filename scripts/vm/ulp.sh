@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run a kernel ULP converted to mrkit (and its stock twin) in the qemu guest
+# of make demo: Debian's stock kernel, TCG, -smp 2, -nic none.
+#
+#   ulp.sh ULP rxe|siw MODE
+#
+# Builds mrkit.ko from the last commit, outside the checkout; builds the
+# converted ULP with the per-ULP hook, builds siw when asked for,
+# assembles an initramfs
+# (busybox, rdma tool, the stock modules the ULP names, mrkit.ko and siw.ko
+# under /lib/modules/<abi>/extra, the converted modules under /ulp), shares
+# Debian's fio (and its library closure) read-only over 9p as /host, boots,
+# and prints the guest's "MRKIT-VM" lines (prefix "vm: " dropped).
+#
+# Per-ULP pieces (only these are needed for a new ULP):
+#   scripts/ulp/ULP.sh           sourced; may set ULP_MODS (stock modules
+#       for the initramfs), ULP_BINS (host binaries, ldd closure added),
+#       ULP_MEM (guest MiB), ULP_TIMEOUT (s), ULP_CMDLINE (extra key=val
+#       for /init); must define ulp_build DIR (build the converted modules
+#       into DIR/*.ko; $tree, $kdir, $symvers, $splice, $proj, $out are
+#       set) and may define ulp_report LOG (host-side report from the
+#       console log, e.g. with scripts/ulp/fio-report.py)
+#   scripts/vm/init-ulp-ULP.sh   the guest /init (busybox sh); it sources
+#       /init-lib.sh and /init-ulp-lib.sh; mrkit_transport, mrkit_mode and
+#       ULP_CMDLINE's pairs arrive as environment variables
+# The guest must print "MRKIT-VM PASS ..." for exit status 0.
+# Console log: .check/ulp-ULP-TRANSPORT-MODE.log.
+set -euo pipefail
+
+ulp=${1:?usage: ulp.sh ULP rxe|siw MODE}
+transport=${2:-rxe}
+mode=${3:-check}
+. "$(dirname "$0")/vm-lib.sh"
+vm_env
+hook=$proj/scripts/ulp/$ulp.sh
+init=$proj/scripts/vm/init-ulp-$ulp.sh
+[ -f "$hook" ] && [ -f "$init" ] || { echo "ulp: no $hook or $init"; exit 1; }
+
+ULP_MODS=""
+ULP_BINS=""
+ULP_MEM=1024
+ULP_TIMEOUT=600
+ULP_CMDLINE=""
+ulp_report() { :; }
+# shellcheck source=/dev/null
+. "$hook"
+
+work=$cache/ulp/$ulp
+mkdir -p "$work"
+start=$(date +%s)
+
+# mrkit.ko from the last commit (MRKIT_WORKTREE=1: from the working tree,
+# tracked and new files), built outside the checkout so that builds there
+# (make check, static.sh) cannot interfere.
+rm -rf "$work/mrkit"
+mkdir -p "$work/mrkit"
+if [ "${MRKIT_WORKTREE:-0}" = 1 ]; then
+	(cd "$proj" && git ls-files -co --exclude-standard -z |
+		xargs -0 cp --parents -t "$work/mrkit")
+else
+	git -C "$proj" archive HEAD | tar -x -C "$work/mrkit"
+fi
+nice -n 10 make -s -C "$kdir" M="$work/mrkit" CONFIG_MRKIT=m modules \
+	>"$out/ulp-$ulp-build.log" 2>&1 || { cat "$out/ulp-$ulp-build.log"; exit 1; }
+symvers=$work/mrkit/Module.symvers
+
+# The converted ULP module(s).
+tree=$("$proj/scripts/prep-tree.sh")
+splice=$proj/scripts/ulp/splice.py
+rm -rf "$work/build"
+mkdir -p "$work/build"
+ulp_build "$work/build" >>"$out/ulp-$ulp-build.log" 2>&1 ||
+	{ cat "$out/ulp-$ulp-build.log"; exit 1; }
+grep '^splice: ' "$out/ulp-$ulp-build.log" | grep -v sha256 || true
+siw=
+[ "$transport" = siw ] && siw=$(vm_build_siw)
+
+# The initramfs.
+root=$work/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,host,ulp,lib/modules/$abi/extra}
+cp /bin/busybox "$root/bin/busybox"
+# shellcheck disable=SC2086
+vm_add_mods "$root" ib_core rdma_cm rdma_ucm configfs dummy rdma_rxe \
+	crc32_generic crc32c_generic libcrc32c crct10dif_generic \
+	virtio_pci 9pnet_virtio 9p $ULP_MODS
+cp "$work/mrkit/mrkit.ko" "$root/lib/modules/$abi/extra/"
+[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
+cp "$work"/build/*.ko "$root/ulp/"
+# shellcheck disable=SC2086
+vm_add_bin "$root" /usr/bin/rdma $ULP_BINS
+cp "$proj/scripts/vm/init-lib.sh" "$proj/scripts/vm/init-ulp-lib.sh" "$root/"
+cp "$init" "$root/init"
+chmod +x "$root/init"
+vm_mkinitrd "$root" "$work/initrd.gz"
+fio=$(vm_fio)
+echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($transport, $mode)"
+
+log=$out/ulp-$ulp-$transport-$mode.log
+boot=$(date +%s)
+timeout "$ULP_TIMEOUT" nice -n 10 qemu-system-x86_64 -accel tcg -m "$ULP_MEM" -smp 2 \
+	-nographic -no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
+	-initrd "$work/initrd.gz" \
+	-virtfs "local,path=$fio,mount_tag=host,security_model=none,readonly=on" \
+	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_mode=$mode $ULP_CMDLINE" \
+	>"$log" 2>&1 || true
+grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM //; s/\r$//' || true
+rep=0
+ulp_report "$log" || rep=1
+echo "ulp: $ulp over $transport ($mode): guest ran $(( $(date +%s) - boot )) s"
+if [ $rep = 0 ] && grep -aq 'MRKIT-VM PASS' "$log"; then
+	exit 0
+fi
+echo "ulp: $ulp $transport $mode failed; guest console in $log"
+tail -n 30 "$log"
+exit 1

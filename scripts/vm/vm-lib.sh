@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Host-side helpers for the qemu scenarios, sourced by scripts/vm/run.sh
+# and scripts/vm/ulp.sh (bash, set -euo pipefail):
+#   vm_env                 sets proj cache kdir abi vm kmods out; installs
+#                          qemu & co; unpacks Debian's kernel image once
+#   vm_build_siw           siw.ko from linux-source-6.1, out of tree, once
+#                          (Debian's kernel has no siw): prints its path
+#   vm_mod_deps NAME       the .ko files module NAME needs, recursively
+#   vm_add_mods ROOT M...  copy modules M (and what they need) from the
+#                          image into the initramfs tree ROOT
+#   vm_add_bin ROOT F...   copy binaries F and their ldd closure
+#   vm_mkinitrd ROOT OUT   depmod, then a gzipped newc cpio of ROOT
+#   vm_fio                 Debian's fio and its whole library closure in
+#                          $cache/fio (for a read-only 9p share): prints
+#                          the directory (fio, lib/)
+
+vm_env() {
+	proj=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	cache=${MRKIT_CACHE:-/var/cache/mrkit}
+	kdir=$("$proj/scripts/kdir.sh")
+	abi=${kdir##*/linux-headers-}
+	vm=$cache/vm/$abi
+	out=$proj/.check
+	mkdir -p "$vm" "$out"
+	"$proj/scripts/deps.sh" vm
+	local img=linux-image-$abi
+	# The stock kernel image, unpacked next to the cache (never into /boot).
+	if [ ! -f "$vm/kimg/boot/vmlinuz-$abi" ]; then
+		rm -rf "$vm/kimg" "$vm/deb"
+		mkdir -p "$vm/deb"
+		(cd "$vm/deb" && apt-get download "$img" >/dev/null 2>&1)
+		dpkg-deb -x "$vm"/deb/"$img"_*.deb "$vm/kimg"
+	fi
+	kmods=$vm/kimg/lib/modules/$abi
+}
+
+vm_build_siw() {
+	if [ ! -f "$vm/siw/siw.ko" ]; then
+		local tree
+		tree=$("$proj/scripts/prep-tree.sh")
+		rm -rf "$vm/siw.tmp"
+		mkdir -p "$vm/siw.tmp"
+		cp "$tree"/drivers/infiniband/sw/siw/*.[ch] "$vm/siw.tmp/"
+		cp "$tree/drivers/infiniband/sw/siw/Makefile" "$vm/siw.tmp/Kbuild"
+		make -s -C "$kdir" M="$vm/siw.tmp" CONFIG_RDMA_SIW=m modules \
+			>"$out/vm-siw.log" 2>&1 || { cat "$out/vm-siw.log" >&2; return 1; }
+		rm -rf "$vm/siw"
+		mv "$vm/siw.tmp" "$vm/siw"
+	fi
+	echo "$vm/siw/siw.ko"
+}
+
+vm_mod_deps() {
+	local m=$1 f d
+	f=$(find "$kmods" -name "$m.ko" -o -name "$m.ko.xz" | head -n1)
+	[ -n "$f" ] || { echo "vm: module $m not in the image" >&2; return 1; }
+	echo "$f"
+	for d in $(modinfo -F depends "$f" | tr ',' ' '); do
+		vm_mod_deps "$d"
+	done
+}
+
+vm_add_mods() {
+	local root=$1 m f rel
+	shift
+	mkdir -p "$root/lib/modules/$abi/extra"
+	for m in "$@"; do
+		for f in $(vm_mod_deps "$m"); do
+			rel=${f#"$kmods"/}
+			mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
+			cp "$f" "$root/lib/modules/$abi/$rel"
+		done
+	done
+	cp "$kmods"/modules.order "$kmods"/modules.builtin* \
+		"$root/lib/modules/$abi/" 2>/dev/null || true
+}
+
+vm_add_bin() {
+	local root=$1 b l
+	shift
+	mkdir -p "$root/usr/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu"
+	for b in "$@"; do
+		cp "$b" "$root/usr/bin/"
+		for l in $(ldd "$b" | grep -o '/[^ ]*'); do
+			mkdir -p "$root$(dirname "$l")"
+			cp -L "$l" "$root$l"
+		done
+	done
+}
+
+vm_mkinitrd() {
+	local root=$1 img=$2
+	depmod -b "$root" "$abi"
+	(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$img"
+}
+
+vm_fio() {
+	local dir=$cache/fio p l miss
+	if [ ! -x "$dir/fio" ]; then
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp/deb" "$dir.tmp/root" "$dir.tmp/lib"
+		# fio and the packages this machine lacks for it, unpacked (not
+		# installed); the rest of the closure comes from the host.
+		(cd "$dir.tmp/deb" &&
+		 for p in $(apt-get -s install --no-install-recommends fio |
+			    awk '/^Inst /{print $2}'); do
+			apt-get download "$p" >/dev/null 2>&1 ||
+				{ echo "vm: apt-get download $p failed" >&2; exit 1; }
+		 done)
+		for p in "$dir.tmp"/deb/*.deb; do
+			dpkg-deb -x "$p" "$dir.tmp/root"
+		done
+		cp "$dir.tmp/root/usr/bin/fio" "$dir.tmp/fio"
+		l=$(find "$dir.tmp/root" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
+		miss=$(LD_LIBRARY_PATH=$l ldd "$dir.tmp/fio" | grep -c 'not found' || true)
+		if [ "$miss" != 0 ]; then
+			LD_LIBRARY_PATH=$l ldd "$dir.tmp/fio" | grep 'not found' >&2
+			return 1
+		fi
+		for p in $(LD_LIBRARY_PATH=$l ldd "$dir.tmp/fio" | grep -o '/[^ ]*'); do
+			cp -L "$p" "$dir.tmp/lib/"
+		done
+		rm -rf "$dir.tmp/deb" "$dir.tmp/root" "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
