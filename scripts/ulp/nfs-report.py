@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn the console log of "ulp.sh nfs" into the report lines of issue K.
+
+Usage: nfs-report.py CONSOLE_LOG BUILD_LOG
+
+Reads the fio runs (scripts/ulp/fio-report.py) and the guest's
+"MRKIT-VM NFS ..." lines, and prints, from measured values only:
+  VERIFY nfs <rxe|siw> <stock|mrkit> bytes=<N> errors=<N>
+      bytes written and verified by fio (direct and buffered verify runs);
+      errors: verify failures, I/O errors and fio job errors of those runs
+      and of their read-back after the client's cache was dropped, plus
+      one per read-back that read fewer bytes than were written
+  FAULT nfs <t> <fault> <stock|mrkit> ios=<N> failed=<N> reconnects=<N>
+      leaks=<N> verify_errors=<N> splats=<N>
+  AB nfs <t> <seqread|seqwrite|randread4k> stock=<x> mrkit=<y>
+      ratio=<y/x> spread=<pct>   (MiB/s, or IOPS for randread4k; means over
+      the rounds; spread: the largest (max-min)/mean of either module)
+  INV nfs <t> mrkit remote=<N> local=<N> stale_replaced=<N>
+      registrations the server invalidated (Send With Invalidate) vs those
+      the client invalidated with LOCAL_INV, from mrkit's pool counters
+  LOC nfs stock=<N> mrkit=<N>
+      code lines (neither blank nor comment) of upstream frwr_ops.c vs
+      ours: frwr_mrkit.c plus the members added to xprt_rdma.h
+Exits 1 if a VERIFY or FAULT line shows an error, a leak or a splat.
+"""
+import importlib.util
+import os
+import re
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("fio_report",
+                                              os.path.join(here, "fio-report.py"))
+fio = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fio)
+
+
+def errs(s):
+    return (s.get("verify_errors", 0) + s.get("io_errors", 0) +
+            s.get("job_errors", 0) + s.get("total_err", 0) +
+            (1 if "parse_error" in s or s.get("rc", 0) else 0))
+
+
+def guest_lines(path):
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"MRKIT-VM NFS (.*)", line.rstrip("\r\n"))
+            if m:
+                out.append(m.group(1).split())
+    return out
+
+
+def kv(words):
+    return {k: int(v) for k, v in (w.split("=", 1) for w in words if "=" in w)
+            if v.lstrip("-").isdigit()}
+
+
+def main():
+    log, build = sys.argv[1], sys.argv[2]
+    runs = fio.runs(log)
+    bad = False
+
+    verify = {}
+    for name, s in runs.items():
+        m = re.match(r"(verify|readback)-(\w+)-(direct|buffered)-(\w+)$", name)
+        if not m:
+            continue
+        key = (m.group(2), m.group(4))
+        v = verify.setdefault(key, {"bytes": 0, "errors": 0, "wrote": {}, "read": {}})
+        v["errors"] += errs(s)
+        if m.group(1) == "verify":
+            v["bytes"] += s["write_bytes"]
+            v["wrote"][m.group(3)] = s["write_bytes"]
+        else:
+            v["read"][m.group(3)] = s["read_bytes"]
+    for (t, d), v in sorted(verify.items()):
+        for kind, n in v["wrote"].items():
+            if v["read"].get(kind, 0) < n:
+                v["errors"] += 1
+        print(f"VERIFY nfs {t} {d} bytes={v['bytes']} errors={v['errors']}")
+        bad |= v["errors"] > 0 or v["bytes"] == 0
+
+    for w in guest_lines(log):
+        if w[0] == "fault" and len(w) >= 4:
+            t, fault, d = w[1], w[2], w[3]
+            g = kv(w[4:])
+            base = f"fault-{t}-{fault}-{d}"
+            s, rb = runs.get(base, {}), runs.get(base + "-readback", {})
+            ios = s.get("write_ios", 0) + s.get("read_ios", 0)
+            failed = s.get("io_errors", 0) + s.get("total_err", 0) + s.get("job_errors", 0)
+            verr = s.get("verify_errors", 0) + rb.get("verify_errors", 0) + \
+                rb.get("io_errors", 0) + rb.get("job_errors", 0)
+            if not rb or rb.get("read_bytes", 0) == 0:
+                verr += 1	# nothing read back is not a pass
+            print(f"FAULT nfs {t} {fault} {d} ios={ios} failed={failed} "
+                  f"reconnects={g.get('reconnects', 0)} leaks={g.get('leaks', 0)} "
+                  f"verify_errors={verr} splats={g.get('splats', 0)}")
+            bad |= verr > 0 or g.get("leaks", 0) != 0 or g.get("splats", 0) != 0 or ios == 0
+        elif w[0] == "inv" and len(w) >= 3 and w[2] == "mrkit":
+            g = kv(w[3:])
+            print(f"INV nfs {w[1]} mrkit remote={g.get('remote', 0)} "
+                  f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}")
+
+    ab = {}
+    for name, s in runs.items():
+        m = re.match(r"ab-(\w+)-(seqwrite|seqread|randread4k)-(\w+)-(\d+)$", name)
+        if not m:
+            continue
+        t, metric, d = m.group(1), m.group(2), m.group(3)
+        if metric == "randread4k":
+            val = s["read_iops"]
+        elif metric == "seqread":
+            val = s["read_bw"] / 1024
+        else:
+            val = s["write_bw"] / 1024
+        ab.setdefault((t, metric), {}).setdefault(d, []).append(val)
+    order = {"seqread": 0, "seqwrite": 1, "randread4k": 2}
+    for (t, metric), by in sorted(ab.items(), key=lambda x: (x[0][0], order[x[0][1]])):
+        if "stock" not in by or "mrkit" not in by:
+            continue
+        mean = {d: sum(v) / len(v) for d, v in by.items()}
+        spread = max((max(v) - min(v)) / (sum(v) / len(v)) * 100 if sum(v) else 0
+                     for v in by.values())
+        ratio = mean["mrkit"] / mean["stock"] if mean["stock"] else 0
+        print(f"AB nfs {t} {metric} stock={mean['stock']:.1f} mrkit={mean['mrkit']:.1f} "
+              f"ratio={ratio:.2f} spread={spread:.1f}")
+
+    up = ours = 0
+    with open(build, errors="replace") as f:
+        for line in f:
+            m = re.match(r"SPLICE-LOC (\S+) upstream=(\d+) ours=(\d+)", line)
+            if m:
+                up += int(m.group(2))
+                ours += int(m.group(3))
+    if up:
+        print(f"LOC nfs stock={up} mrkit={ours}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest /init of "ulp.sh nfs": the kernel's NFS server (knfsd) exporting a
+# tmpfs, listening for RPC-over-RDMA on 10.99.0.1:20049, and the kernel's
+# NFS client mounting it with proto=rdma (NFSv4.1 and 4.2, rsize/wsize
+# 1 MiB) through rpcrdma.ko: Debian's stock module or the one whose
+# frwr_ops.c is mrkit (/ulp/rpcrdma.ko).  rpcrdma.ko also holds the server
+# side (svcrdma, upstream code in both builds), so a switch restarts nfsd.
+# No nfs-utils: the export cache is fed through /proc/net/rpc/*/channel and
+# busybox mount passes the options to the kernel.  fio (over 9p) works on
+# files in the mount.
+#   mrkit_mode=check  mrkit module: a short verify run (direct and
+#                     buffered) and its read-back, and nfsd's threads to 0
+#                     and back under fio
+#   mrkit_mode=demo   mrkit module: 128 MiB direct + 128 MiB buffered
+#                     verify and read-back; then, for both modules, the
+#                     nfsd restart under load and an umount right after I/O
+#   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit module
+#                     interleaved (stock, mrkit, stock, mrkit)
+# Facts go to the console as "MRKIT-VM NFS ..." lines and fio's JSON;
+# scripts/ulp/nfs-report.py turns them into the VERIFY/FAULT/AB lines.
+. /init-lib.sh
+. /init-ulp-lib.sh
+t=${mrkit_transport:-rxe}
+mode=${mrkit_mode:-check}
+vers=${mrkit_nfsvers:-4.2}
+IP=10.99.0.1
+MNT=/mnt/nfs
+EXP=/export
+BSSPLIT=4k/30:16k/20:64k/15:256k/20:1m/15
+
+ulp_fabric "$t"
+for m in nfsd nfsv4 sunrpc; do
+	modprobe $m || fail "modprobe $m"
+done
+mount -t nfsd nfsd /proc/fs/nfsd || fail "mount nfsd"
+mkdir -p /var/lib/nfs/v4recovery $EXP $MNT
+mount -t tmpfs -o size=900m tmpfs $EXP || fail "tmpfs"
+ulp_fio_mount
+modprobe mrkit || fail "modprobe mrkit"
+
+# knfsd: NFSv4 only (v3 needs rpcbind and lockd), short lease and grace so
+# that a restart's reclaim finishes quickly.
+nfsd_start() {
+	echo "rdma 20049" > /proc/fs/nfsd/portlist || fail "nfsd rdma listener"
+	echo 4 > /proc/fs/nfsd/threads || fail "nfsd threads"
+}
+nfsd_stop() { echo 0 > /proc/fs/nfsd/threads; }
+echo "-2 -3 +4 +4.1 +4.2" > /proc/fs/nfsd/versions || fail "nfsd versions"
+echo 1048576 > /proc/fs/nfsd/max_block_size || fail "nfsd max_block_size"
+echo 10 > /proc/fs/nfsd/nfsv4leasetime
+echo 10 > /proc/fs/nfsd/nfsv4gracetime
+
+export_cache() {
+	E=2147483647
+	printf "nfsd $IP $E mrkitdom\n" > /proc/net/rpc/auth.unix.ip/channel
+	printf 'mrkitdom 1 \\x00000000 %s %s\n' $E $EXP > /proc/net/rpc/nfsd.fh/channel
+	printf "mrkitdom $EXP $E 9218 65534 65534 0\n" > /proc/net/rpc/nfsd.export/channel
+}
+
+drv_load() {	# stock|mrkit: (re)load rpcrdma and start nfsd on it
+	if [ "$1" = stock ]; then
+		modprobe rpcrdma || fail "modprobe rpcrdma (stock)"
+	else
+		insmod /ulp/rpcrdma.ko || fail "insmod /ulp/rpcrdma.ko"
+	fi
+	nfsd_start
+	export_cache
+	echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null
+}
+
+drv_unload() {
+	nfsd_stop
+	ulp_wait 300 rmmod rpcrdma || fail "rmmod rpcrdma ($1)"
+}
+
+nfs_mount() {
+	ulp_wait 100 mount -t nfs4 -o vers=$vers,proto=rdma,port=20049,rsize=1048576,wsize=1048576,timeo=100 \
+		$IP:/ $MNT || fail "mount ($1)"
+	grep -q " $MNT nfs4 .*proto=rdma" /proc/mounts || fail "not an RDMA mount ($1)"
+}
+
+nfs_umount() {
+	ulp_wait 300 umount $MNT || fail "umount ($1)"
+}
+
+# The RDMA transport's connect count (mountstats "xprt: rdma" field 3).
+connects() {
+	awk '$1 == "xprt:" && $2 == "rdma" { print $5; exit }' /proc/self/mountstats
+}
+
+# MRs still registered on the RDMA device once everything is idle.
+mrs_left() {
+	ulp_wait 50 test "$(rdma res show mr | grep -c mrn)" = 0
+	rdma res show mr | grep -c mrn
+}
+
+# Sum of a counter over the "rpcrdma-mrkit: pool=..." lines of destroyed
+# pools (one per connection of the mrkit module).
+pool_sum() {
+	dmesg | grep 'rpcrdma-mrkit: pool=' |
+		sed -n "s/.* $1=\([0-9]*\).*/\1/p" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# fio's verify job on files: random writes of 4 KiB..1 MiB blocks, crc32c
+# in every block, 2 jobs with a file each; $1 = MiB per job, $2 = 1 for
+# O_DIRECT, $3 = file name prefix.
+verify_args() {
+	echo "--name=$3 --directory=$MNT --filename_format=$3.\$jobnum" \
+	     "--direct=$2 --ioengine=libaio --rw=randwrite --bssplit=$BSSPLIT" \
+	     "--iodepth=16 --numjobs=2 --size=${1}m --verify=crc32c" \
+	     "--randrepeat=1 --verify_fatal=0 --fallocate=none"
+}
+
+# Write and verify, direct then buffered, then read both back.
+run_verify() {	# driver MiB-per-job
+	drv_load "$1"
+	nfs_mount "$1"
+	# shellcheck disable=SC2046
+	ulp_fio "verify-$t-direct-$1" $(verify_args "$2" 1 vd) --do_verify=1
+	# shellcheck disable=SC2046
+	ulp_fio "verify-$t-buffered-$1" $(verify_args "$2" 0 vb) --do_verify=1
+	# Drop the client's cache: the read-back goes over the wire.
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	# shellcheck disable=SC2046
+	ulp_fio "readback-$t-direct-$1" $(verify_args "$2" 1 vd) --verify_only=1
+	# shellcheck disable=SC2046
+	ulp_fio "readback-$t-buffered-$1" $(verify_args "$2" 0 vb) --verify_only=1
+	say "NFS mount $t $1 $(grep " $MNT " /proc/mounts | cut -d' ' -f4)"
+	rm -f $MNT/vd.* $MNT/vb.*
+	nfs_umount "$1"
+	drv_unload "$1"
+	say "NFS inv $t $1 remote=$(pool_sum remote_inv) local=$(pool_sum local_inv) stale=$(pool_sum stale_replaced)"
+}
+
+# A fault under load; fio writes with verification running behind it.
+run_fault() {	# driver fault MiB-per-job
+	drv_load "$1"
+	nfs_mount "$1"
+	s0=$(ulp_splats)
+	l0=$(ulp_mrkit_leaks)
+	p0=$(pool_sum in_use)
+	case $2 in
+	nfsdrestart)
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1" $(verify_args "$3" 1 ft) --do_verify=1 \
+			--verify_backlog=16 &
+		pid=$!
+		sleep 3
+		nfsd_stop
+		sleep 2
+		nfsd_start
+		wait $pid
+		c=$(connects)
+		# Everything written must read back after the reconnect.
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3" 1 ft) --verify_only=1
+		;;
+	umountafterio)
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1" $(verify_args "$3" 1 ft) --do_verify=0
+		c=$(connects)
+		umount $MNT || fail "umount right after I/O ($1)"
+		nfs_mount "$1"
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3" 1 ft) --verify_only=1
+		;;
+	esac
+	rm -f $MNT/ft.*
+	nfs_umount "$1"
+	drv_unload "$1"
+	left=$(mrs_left)
+	l1=$(ulp_mrkit_leaks)
+	say "NFS fault $t $2 $1 reconnects=$((c - 1)) leaks=$((l1 - l0 + left + $(pool_sum in_use) - p0)) splats=$(($(ulp_splats) - s0))"
+}
+
+# A/B: sequential 1 MiB write and read, 4 KiB random read, all O_DIRECT.
+run_ab() {	# driver round seconds
+	drv_load "$1"
+	nfs_mount "$1"
+	common="--directory=$MNT --filename=ab.dat --direct=1 --ioengine=libaio --iodepth=16 --time_based --runtime=$3 --size=256m"
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $common --rw=write --bs=1m
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $common --rw=read --bs=1m
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $common --rw=randread --bs=4k
+	rm -f $MNT/ab.dat
+	nfs_umount "$1"
+	drv_unload "$1"
+}
+
+s_start=$(ulp_splats)
+case $mode in
+check)
+	run_verify mrkit 8
+	run_fault mrkit nfsdrestart 16
+	;;
+demo)
+	run_verify mrkit 64
+	for f in nfsdrestart umountafterio; do
+		for d in stock mrkit; do
+			run_fault $d $f 32
+		done
+	done
+	;;
+bench)
+	for r in 1 2; do
+		for d in stock mrkit; do
+			run_ab $d $r "${mrkit_ab_secs:-10}"
+		done
+	done
+	;;
+*)
+	fail "unknown mode $mode"
+	;;
+esac
+
+rmmod mrkit || fail "rmmod mrkit"
+sp=$(($(ulp_splats) - s_start))
+[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
+dmesg | grep -E 'rpcrdma|mrkit' | tail -n 20 | sed 's/^/MRKIT-VM   dmesg: /'
+say "NFS end splats=$sp"
+[ $sp = 0 ] && say "PASS nfs $mode over $t (verdict on the numbers: nfs-report.py)"
+poweroff -f
