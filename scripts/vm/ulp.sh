@@ -26,7 +26,8 @@
 #       /init-lib.sh and /init-ulp-lib.sh; mrkit_transport, mrkit_mode and
 #       ULP_CMDLINE's pairs arrive as environment variables
 # The guest must print "MRKIT-VM PASS ..." for exit status 0.
-# Console log: .check/ulp-ULP-TRANSPORT-MODE.log.
+# Console log: .check/ulp-ULP-TRANSPORT-MODE.log.  ULP_BUILD_ONLY=1 stops
+# after the build; MRKIT_WORKTREE=1 builds mrkit from the working tree.
 set -euo pipefail
 
 ulp=${1:?usage: ulp.sh ULP rxe|siw MODE}
@@ -74,6 +75,10 @@ mkdir -p "$work/build"
 ulp_build "$work/build" >>"$out/ulp-$ulp-build.log" 2>&1 ||
 	{ cat "$out/ulp-$ulp-build.log"; exit 1; }
 grep '^splice: ' "$out/ulp-$ulp-build.log" | grep -v sha256 || true
+if [ "${ULP_BUILD_ONLY:-0}" = 1 ]; then
+	echo "ulp: $ulp built in $work/build (ULP_BUILD_ONLY=1: no boot)"
+	exit 0
+fi
 siw=
 [ "$transport" = siw ] && siw=$(vm_build_siw)
 

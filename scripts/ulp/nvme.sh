@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# Hook of scripts/vm/ulp.sh for nvme-rdma: builds the kernel's NVMe/RDMA
+# host driver (drivers/nvme/host/rdma.c of linux-source-6.1) with its
+# memory registration replaced by mrkit (our code: ulp/nvme/rdma-mrkit.c,
+# applied by scripts/ulp/splice.py), against Debian's headers, linked to
+# the stock nvme-core and nvme-fabrics and to mrkit.  The guest side is
+# scripts/vm/init-ulp-nvme.sh; the report is scripts/ulp/nvme-report.py.
+
+ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
+ULP_MEM=1536
+ULP_TIMEOUT=900
+
+ulp_build() {
+	local d=$1 s=$1/src
+	mkdir -p "$s"
+	cp "$tree"/drivers/nvme/host/{nvme.h,fabrics.h} "$s/"
+	python3 "$splice" --loc --tree "$tree" --outdir "$s" \
+		"$proj/ulp/nvme/rdma-mrkit.c"
+	printf 'obj-m := nvme-rdma.o\nnvme-rdma-y := rdma.o\nccflags-y += -I%s\n' \
+		"$(dirname "$symvers")/include" > "$s/Kbuild"
+	nice -n 10 make -C "$kdir" M="$s" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 modules
+	cp "$s/nvme-rdma.ko" "$d/"
+}
+
+ulp_report() {
+	python3 "$proj/scripts/ulp/nvme-report.py" "$1" "$out/ulp-nvme-build.log" "$mode"
+}

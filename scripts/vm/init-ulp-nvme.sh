@@ -1,0 +1,197 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest /init of "ulp.sh nvme": the kernel's nvmet-rdma target on a
+# RAM-backed null_blk namespace, and the kernel's nvme-rdma host, either
+# Debian's stock module or the one converted to mrkit (/ulp/nvme-rdma.ko),
+# connected through /dev/nvme-fabrics over rxe or siw on a dummy netdev
+# with a guest-only address.  fio (over 9p) drives /dev/nvmeXnY.
+#   mrkit_mode=check  mrkit driver: a short verify run, its read-back, and
+#                     the target's port removed and re-added under load
+#   mrkit_mode=demo   mrkit driver: 256 MiB verify run and read-back; then,
+#                     for both drivers, the port fault and the controller
+#                     deleted under load
+#   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit driver
+#                     interleaved (stock, mrkit, stock, mrkit)
+# Facts go to the console as "MRKIT-VM NVME ..." lines and fio's JSON;
+# scripts/ulp/nvme-report.py turns them into the VERIFY/FAULT/AB lines.
+. /init-lib.sh
+. /init-ulp-lib.sh
+t=${mrkit_transport:-rxe}
+mode=${mrkit_mode:-check}
+NQN=nqn.2014-08.org.example:mrkit-ulp
+C=/sys/kernel/config/nvmet
+S=$C/subsystems/$NQN
+P=$C/ports/1/subsystems/$NQN
+BSSPLIT=512/10:4k/30:16k/20:64k/15:256k/15:1m/10
+
+ulp_fabric "$t"
+for m in nvmet nvmet-rdma nvme-core nvme-fabrics; do
+	modprobe $m || fail "modprobe $m"
+done
+modprobe null_blk nr_devices=1 memory_backed=1 gb=1 || fail null_blk
+mkdir $S
+echo 1 > $S/attr_allow_any_host
+mkdir $S/namespaces/1
+echo -n /dev/nullb0 > $S/namespaces/1/device_path
+echo 1 > $S/namespaces/1/enable
+mkdir $C/ports/1
+echo rdma > $C/ports/1/addr_trtype
+echo ipv4 > $C/ports/1/addr_adrfam
+echo 10.99.0.1 > $C/ports/1/addr_traddr
+echo 4420 > $C/ports/1/addr_trsvcid
+ln -s $S $P || fail "nvmet port"
+ulp_fio_mount
+modprobe mrkit || fail "modprobe mrkit"
+
+drv_load() {
+	if [ "$1" = stock ]; then
+		modprobe nvme-rdma || fail "modprobe nvme-rdma (stock)"
+	else
+		insmod /ulp/nvme-rdma.ko || fail "insmod /ulp/nvme-rdma.ko"
+	fi
+}
+
+find_dev() {
+	for b in /sys/block/nvme*n1; do
+		[ -e "$b" ] || continue
+		DEV=/dev/${b##*/}
+		[ -b "$DEV" ] && return 0
+	done
+	return 1
+}
+
+no_ctrl() { ! ls /sys/class/nvme/nvme* > /dev/null 2>&1; }
+
+nvme_connect() {
+	echo "transport=rdma,traddr=10.99.0.1,trsvcid=4420,nqn=$NQN,reconnect_delay=1,ctrl_loss_tmo=60" \
+		> /dev/nvme-fabrics || fail "connect ($1)"
+	ulp_wait 200 find_dev || fail "no namespace block device ($1)"
+}
+
+nvme_disconnect() {
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/delete_controller" ] && echo 1 > "$c/delete_controller"
+	done
+	ulp_wait 300 no_ctrl || fail "controller not gone"
+}
+
+# MRs still registered on the RDMA device once everything is idle.
+mrs_left() {
+	ulp_wait 50 test "$(rdma res show mr | grep -c mrn)" = 0
+	rdma res show mr | grep -c mrn
+}
+
+# MiB written through the controller's path devices (the multipath head
+# keeps no statistics).
+written_mib() { cat /sys/block/nvme*/stat | awk '{ s += $7 } END { print int(s / 2048) }'; }
+wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
+reconnects() { dmesg | grep -c 'Successfully reconnected'; }
+
+# fio's verify job: random writes, block sizes 512 B..1 MiB, iodepth 32, two
+# jobs on disjoint halves, crc32c in every block; $1 = MiB per job.
+verify_args() {
+	echo "--name=verify --filename=$DEV --direct=1 --ioengine=libaio" \
+	     "--rw=randwrite --bssplit=$BSSPLIT --iodepth=32 --numjobs=2" \
+	     "--size=${1}m --offset_increment=${1}m --verify=crc32c" \
+	     "--randrepeat=1 --verify_fatal=0"
+}
+
+# Write, verify, then read everything back in a second pass.
+run_verify() {	# driver MiB-per-job
+	drv_load "$1"
+	nvme_connect "$1"
+	# shellcheck disable=SC2046
+	ulp_fio "verify-$t-$1" $(verify_args "$2") --do_verify=1
+	# shellcheck disable=SC2046
+	ulp_fio "readback-$t-$1" $(verify_args "$2") --verify_only=1
+	nvme_disconnect
+	rmmod nvme_rdma || fail "rmmod nvme_rdma ($1)"
+}
+
+# A fault under load: fio writes with verification running behind it.
+run_fault() {	# driver fault MiB-per-job
+	drv_load "$1"
+	nvme_connect "$1"
+	r0=$(reconnects)
+	s0=$(ulp_splats)
+	l0=$(ulp_mrkit_leaks)
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1" $(verify_args "$3") --do_verify=1 \
+		--verify_backlog=32 --continue_on_error=all &
+	pid=$!
+	ulp_wait 600 wrote_some $(($3 / 4 + 1)) || say "NVME note: little progress before the fault"
+	case $2 in
+	portcycle)
+		rm $P
+		sleep 2
+		ln -s $S $P
+		;;
+	ctrldelete)
+		for c in /sys/class/nvme/nvme*; do
+			echo 1 > "$c/delete_controller"
+		done
+		;;
+	esac
+	wait $pid
+	if [ "$2" = portcycle ]; then
+		# The same device again after the reconnect: everything written
+		# must read back.
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3") --verify_only=1
+	fi
+	rc=$(reconnects)
+	nvme_disconnect
+	rmmod nvme_rdma || fail "rmmod nvme_rdma after $2 ($1)"
+	left=$(mrs_left)
+	l1=$(ulp_mrkit_leaks)
+	say "NVME fault $t $2 $1 reconnects=$((rc - r0)) leaks=$((l1 - l0 + left)) splats=$(($(ulp_splats) - s0))"
+}
+
+# A/B: sequential 1 MiB write and read, 4 KiB random read, iodepth 32.
+run_ab() {	# driver round seconds
+	drv_load "$1"
+	nvme_connect "$1"
+	common="--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=$3 --size=256m"
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $common --rw=write --bs=1m
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $common --rw=read --bs=1m
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $common --rw=randread --bs=4k
+	nvme_disconnect
+	rmmod nvme_rdma || fail "rmmod nvme_rdma ($1)"
+}
+
+s_start=$(ulp_splats)
+case $mode in
+check)
+	run_verify mrkit 8
+	run_fault mrkit portcycle 8
+	;;
+demo)
+	run_verify mrkit 128
+	run_verify stock 128
+	for f in portcycle ctrldelete; do
+		for d in stock mrkit; do
+			run_fault $d $f 32
+		done
+	done
+	;;
+bench)
+	for r in 1 2; do
+		for d in stock mrkit; do
+			run_ab $d $r "${mrkit_ab_secs:-10}"
+		done
+	done
+	;;
+*)
+	fail "unknown mode $mode"
+	;;
+esac
+
+rmmod mrkit || fail "rmmod mrkit"
+sp=$(($(ulp_splats) - s_start))
+[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
+say "NVME end splats=$sp"
+[ $sp = 0 ] && say "PASS nvme $mode over $t (verdict on the numbers: nvme-report.py)"
+poweroff -f
