@@ -1,0 +1,299 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest /init of "ulp.sh iser": the kernel's iSCSI target (LIO, configured
+# through configfs) with ib_isert on a RAM-backed LUN (rd_mcp), and the
+# kernel's iSER initiator - Debian's stock ib_iser or the one converted to
+# mrkit (/ulp/ib_iser.ko; mrkit_fence=1 for mrkit's rkey fence instead of
+# iSER's lazy invalidation) - driven by open-iscsi (iscsid + iscsiadm,
+# iface iser), over rxe or siw on a dummy netdev with a guest-only address.
+# fio (over 9p) drives the SCSI disk /dev/sdX.
+#   mrkit_mode=check  mrkit driver: a short verify run and its read-back,
+#                     the target portal removed and re-added under load
+#   mrkit_mode=demo   verify runs (256 MiB) for stock, mrkit and mrkit with
+#                     the fence; logout+login and the portal fault under
+#                     load for stock and mrkit
+#   mrkit_mode=bench  A/B: sequential 512 KiB write and read, 4 KiB random
+#                     read; stock, mrkit, mrkit+fence interleaved, twice
+# Sizes arrive as iser_verify, iser_fault (MiB), iser_ab_secs, iser_faults.
+# Facts go to the console as "MRKIT-VM ISER ..." lines and fio's JSON;
+# scripts/ulp/iser-report.py turns them into VERIFY/FAULT/AB lines.
+. /init-lib.sh
+. /init-ulp-lib.sh
+t=${mrkit_transport:-rxe}
+mode=${mrkit_mode:-check}
+IP=10.99.0.1
+IQN=iqn.2003-01.org.example.mrkit:lun
+INI=iqn.2003-01.org.example.mrkit:initiator
+TC=/sys/kernel/config/target
+G=$TC/iscsi/$IQN/tpgt_1
+NP=$G/np/$IP:3260
+BSSPLIT=512/10:4k/30:16k/20:64k/15:128k/15:512k/10
+vmib=${iser_verify:-32}
+fmib=${iser_fault:-16}
+
+ulp_fabric "$t"
+for m in target_core_mod iscsi_target_mod ib_isert libiscsi \
+	 scsi_transport_iscsi sd_mod; do
+	modprobe $m || fail "modprobe $m"
+done
+ulp_fio_mount
+modprobe mrkit || fail "modprobe mrkit"
+
+# The portal: iSCSI always opens a TCP listener first, then iSER is added.
+# siw listens on real TCP sockets, so on siw the TCP listener is created
+# from a throwaway network namespace (iscsit binds in the caller's netns,
+# isert always in init_net) to leave 10.99.0.1:3260 to siw.
+portal_add() {
+	if [ "$t" = siw ]; then
+		unshare -n sh -c "echo 1 > /proc/sys/net/ipv4/ip_nonlocal_bind; mkdir $NP" ||
+			return 1
+	else
+		mkdir $NP || return 1
+	fi
+	echo 1 > $NP/iser
+}
+
+# LIO keeps established connections when a portal goes; disabling the TPG
+# drops its sessions.  So the portal fault is: TPG disabled, iSER turned
+# off and the portal deleted, then all of it back.
+portal_del() {
+	echo 0 > $G/enable
+	echo 0 > $NP/iser
+	rmdir $NP
+}
+
+# A RAM LUN large enough for the biggest region used, no ACLs, no CHAP.
+lun_mib=$((vmib > 2 * fmib ? vmib : 2 * fmib))
+[ $lun_mib -ge 64 ] || lun_mib=64
+mkdir -p $TC/core/rd_mcp_0/rd0
+echo rd_pages=$((lun_mib * 256)) > $TC/core/rd_mcp_0/rd0/control
+echo 1 > $TC/core/rd_mcp_0/rd0/enable || fail "rd_mcp LUN"
+mkdir -p $G/lun/lun_0
+ln -s $TC/core/rd_mcp_0/rd0 $G/lun/lun_0/rd0 || fail "LUN link"
+portal_add || fail "iSER portal"
+echo 0 > $G/attrib/authentication
+echo 1 > $G/attrib/generate_node_acls
+echo 1 > $G/attrib/cache_dynamic_acls
+echo 0 > $G/attrib/demo_mode_write_protect
+echo 1 > $G/enable || fail "TPG enable"
+
+# open-iscsi: iscsid in the foreground of a background job, its log kept.
+mkdir -p /etc/iscsi /var/lib/iscsi /run/lock/iscsi /var/lock
+echo "root:x:0:0:root:/:/bin/sh" > /etc/passwd
+echo "InitiatorName=$INI" > /etc/iscsi/initiatorname.iscsi
+cat > /etc/iscsi/iscsid.conf <<EOF
+node.startup = manual
+node.session.timeo.replacement_timeout = 120
+node.conn[0].timeo.login_timeout = 15
+node.conn[0].timeo.logout_timeout = 15
+node.conn[0].timeo.noop_out_interval = 5
+node.conn[0].timeo.noop_out_timeout = 5
+node.session.initial_login_retry_max = 8
+EOF
+/usr/bin/iscsid -f > /tmp/iscsid.log 2>&1 &
+iscsid_pid=$!
+
+drv_load() {	# stock | mrkit | fence
+	case $1 in
+	stock)
+		modprobe ib_iser || fail "modprobe ib_iser (stock)"
+		[ ! -e /sys/module/ib_iser/parameters/mrkit_fence ] ||
+			fail "stock ib_iser expected"
+		;;
+	mrkit | fence)
+		fence=0
+		[ "$1" = fence ] && fence=1
+		insmod /ulp/ib_iser.ko mrkit_fence=$fence ||
+			fail "insmod /ulp/ib_iser.ko"
+		[ -e /sys/module/ib_iser/parameters/mrkit_fence ] ||
+			fail "converted ib_iser expected"
+		;;
+	esac
+}
+
+find_dev() {
+	for b in /sys/block/sd*; do
+		[ -e "$b" ] || continue
+		DEV=/dev/${b##*/}
+		[ -b "$DEV" ] && return 0
+	done
+	return 1
+}
+
+no_session() { ! ls /sys/class/iscsi_session/session* > /dev/null 2>&1; }
+no_disk() { ! ls /sys/block/sd* > /dev/null 2>&1; }
+
+iser_login() {
+	iscsiadm -m discovery -t st -p $IP:3260 -I iser > /tmp/disc.log 2>&1 ||
+		{ cat /tmp/disc.log; return 1; }
+	iscsiadm -m node -T $IQN -p $IP:3260 -I iser --login > /tmp/login.log 2>&1 ||
+		{ cat /tmp/login.log; return 1; }
+	ulp_wait 300 find_dev
+}
+
+iser_logout() {
+	iscsiadm -m node -T $IQN -p $IP:3260 --logout > /tmp/logout.log 2>&1 ||
+		cat /tmp/logout.log
+	ulp_wait 300 no_session && ulp_wait 100 no_disk
+}
+
+drv_unload() {
+	ulp_wait 100 rmmod ib_iser 2> /dev/null || fail "rmmod ib_iser ($1)"
+}
+
+# MRs still registered on the RDMA device once everything is idle.
+mrs_left() {
+	ulp_wait 50 test "$(rdma res show mr | grep -c mrn)" = 0
+	rdma res show mr | grep -c mrn
+}
+
+# mrkit's counters for the pools of the current connection.
+mrkit_stats() {
+	say "ISER stats $t $1 remote_inv=$(ulp_mrkit_stat remote_inv)" \
+	    "local_inv=$(ulp_mrkit_stat local_inv) bogus_inv=$(ulp_mrkit_stat bogus_inv)" \
+	    "high_water=$(ulp_mrkit_stat high_water) stale_replaced=$(ulp_mrkit_stat stale_replaced)" \
+	    "in_use=$(ulp_mrkit_stat in_use)"
+}
+
+recoveries() { grep -c 'operational after recovery' /tmp/iscsid.log; }
+written_mib() { awk '{ print int($7 / 2048) }' "/sys/block/${DEV#/dev/}/stat"; }
+wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
+
+# fio's verify job: random writes, block sizes 512 B..512 KiB, iodepth 32,
+# two jobs on disjoint halves of the region, crc32c in every block.
+verify_args() {	# MiB-per-job offset-MiB
+	echo "--name=verify --filename=$DEV --direct=1 --ioengine=libaio" \
+	     "--rw=randwrite --bssplit=$BSSPLIT --iodepth=32 --numjobs=2" \
+	     "--offset=${2}m --size=${1}m --offset_increment=${1}m" \
+	     "--verify=crc32c --randrepeat=1 --verify_fatal=0"
+}
+
+# Write and verify a region, then read it all back in a second pass.
+run_verify() {	# driver MiB
+	drv_load "$1"
+	iser_login || fail "login ($1)"
+	l0=$(ulp_mrkit_leaks)
+	# shellcheck disable=SC2046
+	ulp_fio "verify-$t-$1" $(verify_args $(($2 / 2)) 0) --do_verify=1
+	# shellcheck disable=SC2046
+	ulp_fio "readback-$t-$1" $(verify_args $(($2 / 2)) 0) --verify_only=1
+	[ "$1" = stock ] || mrkit_stats "$1"
+	iser_logout || fail "logout ($1)"
+	drv_unload "$1"
+	say "ISER verify $t $1 leaks=$(($(ulp_mrkit_leaks) - l0 + $(mrs_left)))"
+}
+
+# A fault under load.  Region A (first fmib MiB) is written and verified
+# before; fio writes region B with verification running behind it while
+# the fault hits; afterwards region A must read back intact (and, when the
+# session recovered by itself, region B too).
+run_fault() {	# driver fault MiB
+	drv_load "$1"
+	iser_login || fail "login ($1, $2)"
+	s0=$(ulp_splats)
+	l0=$(ulp_mrkit_leaks)
+	r0=$(recoveries)
+	h=$(($3 / 2))
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1-pre" $(verify_args $h 0) --do_verify=1
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1" $(verify_args $h "$3") --do_verify=1 \
+		--verify_backlog=32 --continue_on_error=all &
+	pid=$!
+	w0=$(written_mib)
+	ulp_wait 600 wrote_some $((w0 + h / 2 + 1)) ||
+		say "ISER note: little progress before the fault"
+	relog=0
+	case $2 in
+	logout)
+		iser_logout || fail "logout under load ($1)"
+		wait $pid
+		iser_login || fail "login after logout ($1)"
+		relog=1
+		;;
+	portal)
+		portal_del || fail "portal removal ($1)"
+		sleep 2
+		portal_add || fail "portal re-add ($1)"
+		echo 1 > $G/enable || fail "TPG re-enable ($1)"
+		wait $pid
+		ulp_wait 300 find_dev || fail "no disk after recovery ($1)"
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args $h "$3") --verify_only=1
+		;;
+	esac
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1-after" $(verify_args $h 0) --verify_only=1
+	[ "$1" = stock ] || mrkit_stats "$1"
+	rc=$(($(recoveries) - r0 + relog))
+	# For the console log only (not MRKIT-VM lines): what the fault did.
+	dmesg | grep -iE 'iser|isert|iscsi|conn error|session' | tail -n 25 |
+		sed 's/^/ISER-DMESG /'
+	sed 's/^/ISER-ISCSID /' /tmp/iscsid.log | tail -n 15
+	iser_logout || fail "logout after $2 ($1)"
+	drv_unload "$1"
+	left=$(mrs_left)
+	l1=$(ulp_mrkit_leaks)
+	say "ISER fault $t $2 $1 reconnects=$rc leaks=$((l1 - l0 + left)) splats=$(($(ulp_splats) - s0))"
+}
+
+# A/B: sequential 512 KiB write and read, 4 KiB random read, iodepth 32.
+run_ab() {	# driver round seconds
+	drv_load "$1"
+	iser_login || fail "login ($1)"
+	common="--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=$3 --size=48m"
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $common --rw=write --bs=512k
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $common --rw=read --bs=512k
+	# shellcheck disable=SC2086
+	ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $common --rw=randread --bs=4k
+	[ "$1" = stock ] || mrkit_stats "$1"
+	iser_logout || fail "logout ($1)"
+	drv_unload "$1"
+}
+
+s_start=$(ulp_splats)
+faults=$(echo "${iser_faults:-}" | tr ',' ' ')
+case $mode in
+check)
+	run_verify "${iser_drv:-mrkit}" "$vmib"
+	for f in $faults; do
+		run_fault "${iser_drv:-mrkit}" "$f" "$fmib"
+	done
+	;;
+demo)
+	for d in stock mrkit fence; do
+		run_verify $d "$vmib"
+	done
+	for f in $faults; do
+		for d in stock mrkit; do
+			run_fault $d "$f" "$fmib"
+		done
+	done
+	;;
+bench)
+	for r in 1 2; do
+		for d in stock mrkit fence; do
+			run_ab $d $r "${iser_ab_secs:-8}"
+		done
+	done
+	;;
+*)
+	fail "unknown mode $mode"
+	;;
+esac
+
+kill $iscsid_pid 2> /dev/null
+gone() { [ ! -e "/sys/module/$1" ]; }
+rmmod mrkit 2> /tmp/rmmod.err
+if ! ulp_wait 50 gone mrkit; then
+	sed 's/^/MRKIT-VM   /' /tmp/rmmod.err
+	lsmod | sed 's/^/MRKIT-VM   /'
+	fail "rmmod mrkit"
+fi
+sp=$(($(ulp_splats) - s_start))
+[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
+say "ISER end splats=$sp"
+[ $sp = 0 ] && say "PASS iser $mode over $t (verdict on the numbers: iser-report.py)"
+poweroff -f
