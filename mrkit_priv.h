@@ -58,7 +58,9 @@ enum mrkit_mr_state {
  * @pi_unchecked: an integrity registration was posted and its signature
  *	status has not been read yet.
  * @inv_key: the key registered at the device while @dev_valid.
- * @io: the I/O holding it, while it is handed out.
+ * @io: the I/O holding it, while it is handed out; kept while the
+ *	descriptor is retired (%MRKIT_MR_RETIRING) if that I/O's done() waits
+ *	for its MR's deregistration (the rkey fence on error paths).
  * @io_next: next descriptor of the same I/O.
  * @retire_node: link on &mrkit_pool.retire_list or .orphan_list; shares
  *	@io_next's word: a descriptor is put back (leaving its I/O, @io_next
@@ -125,10 +127,14 @@ struct mrkit_mr {
  *	allocated so that lookups on the I/O path never allocate.
  * @retire_list: stale descriptors given back, awaiting replacement.
  * @orphan_list: descriptors parked until mrkit_pool_qp_drained().
+ * @fence_done: I/Os whose last retired MR was deregistered, their done()
+ *	to run once @grow_lock is dropped.
  * @grow_lock: serializes growth, replacement and destroy.
  * @work: growth, replacement and dead-pool reaping.
  * @grow_pending: growth was asked for and has not run yet.
- * @outstanding: after destroy, descriptors not yet given back.
+ * @outstanding: after destroy, descriptors not yet given back (written
+ *	under @grow_lock by destroy and the reaper).
+ * @dead_node: on the list of dead pools the module's reaper frees.
  * @wait: mrkit_pool_wait() sleepers.
  * @notify: optional callback run when a descriptor returns to a starved
  *	pool; @notify_ctx is its argument.
@@ -167,10 +173,12 @@ struct mrkit_pool {
 	struct xarray		rkeys;
 	struct llist_head	retire_list;
 	struct llist_head	orphan_list;
+	struct llist_head	fence_done;
 	struct mutex		grow_lock;	/* see the kernel-doc above */
 	struct work_struct	work;
 	bool			grow_pending;
-	atomic_t		outstanding;
+	u32			outstanding;
+	struct list_head	dead_node;
 	wait_queue_head_t	wait;
 	void			(*notify)(struct mrkit_pool *pool, void *ctx);
 	void			*notify_ctx;
@@ -195,7 +203,10 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr);
 const char *mrkit_mr_state_name(enum mrkit_mr_state state);
 int mrkit_mr_put_valid(struct mrkit_mr *mr);
 void mrkit_io_hand_out(struct mrkit_io *io);
-void mrkit_io_put_all(struct mrkit_io *io);
+void mrkit_io_put_all(struct mrkit_io *io, u8 state);
+void mrkit_io_enforce_pi_all(struct mrkit_io *io);
+void mrkit_io_notify(struct mrkit_io *io);
+int mrkit_io_check_live(struct mrkit_io *io, const char *what);
 int mrkit_mr_enforce_pi(struct mrkit_io *io, struct mrkit_mr *mr);
 void mrkit_debugfs_init(void);
 void mrkit_debugfs_exit(void);
@@ -210,7 +221,9 @@ enum mrkit_io_state {
 	MRKIT_IO_MAPPED,	/* descriptors mapped, nothing handed out */
 	MRKIT_IO_HANDED_OUT,	/* rkeys given to the ULP, not posted */
 	MRKIT_IO_POSTED,	/* REG_MRs posted (some may have failed) */
+	MRKIT_IO_READING,	/* REG_MR + RDMA READ chain in flight */
 	MRKIT_IO_INVALIDATING,	/* the invalidation chain is posted */
+	MRKIT_IO_FENCING,	/* finished; done() waits for deregistrations */
 	MRKIT_IO_DONE,
 };
 

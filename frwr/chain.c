@@ -38,16 +38,32 @@
  * ("orphan") until the ULP reports the QP drained
  * (mrkit_pool_qp_drained()) or destroys the pool, instead of mrkit
  * waiting for a completion that cannot come.  The caller always gets the
- * errno.
+ * errno.  A failed mrkit_io_post() leaves the I/O posted: the ULP
+ * finishes it as any other (mrkit_io_complete() / _invalidate()) and maps
+ * again to retry, so the keys it advertises are always the keys posted.
+ *
+ * The rkey fence holds on these paths too: an I/O that finishes with a
+ * retired (STALE) descriptor - a flushed REG_MR or LOCAL_INV, a failed
+ * post - is not reported until that descriptor's MR is deregistered,
+ * which kills every key it ever had.  The I/O waits in FENCING with one
+ * count per such descriptor; the pool's work item deregisters them (for
+ * parked ones only after mrkit_pool_qp_drained()), and the last one
+ * queues the I/O for done() (or the sync waiter), run by the work item in
+ * process context once it dropped the pool's lock.
  *
  * Serialization
  * -------------
  * The ULP serializes calls on one I/O.  Completion handlers run in CQ
  * context and touch only the I/O whose chain completed; they race with
- * nothing else on it because the I/O is INVALIDATING (or POSTED for a
- * READ) until they finish it.  Descriptor state changes go through
- * cmpxchg (mrkit_mr_transition()), so a stray completion cannot move a
- * descriptor out of a state it is not in.
+ * nothing else on it because the I/O is INVALIDATING (or READING) until
+ * they finish it, and every call but the completion's is refused in those
+ * states.  Nothing reads the I/O after the ib_post_send() that can lead
+ * to its completion (the last one of a chain): accounting and tracing
+ * happen before it.  Descriptor state changes go through cmpxchg
+ * (mrkit_mr_transition()), so a stray completion cannot move a
+ * descriptor out of a state it is not in.  The fence counts of a FENCING
+ * I/O are written by its finisher before the first descriptor is given
+ * back, and afterwards only by the pool's work item under the pool lock.
  */
 
 #include <linux/completion.h>
@@ -62,15 +78,18 @@ static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
 static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
 
 /*
- * Trace what a chain just posted: the REG_MRs of REGISTERED descriptors,
- * LOCAL_INVs of INVALIDATING ones (READ_WITH_INVs on an iWARP READ chain).
- * Called only when one of the events is enabled.
+ * Trace what a chain is about to post, descriptors [@from, @to): the
+ * REG_MRs of REGISTERED descriptors, LOCAL_INVs of INVALIDATING ones
+ * (READ_WITH_INVs on an iWARP READ chain).  Called only when one of the
+ * events is enabled, and before the post: the I/O may be finished on
+ * another CPU as soon as its chain is posted.
  */
-static void mrkit_trace_chain(struct mrkit_io *io)
+static void mrkit_trace_chain(struct mrkit_io *io, struct mrkit_mr *from,
+			      struct mrkit_mr *to)
 {
 	struct mrkit_mr *mr;
 
-	for (mr = io->mrs; mr; mr = mr->io_next) {
+	for (mr = from; mr != to; mr = mr->io_next) {
 		switch (mrkit_mr_state(mr)) {
 		case MRKIT_MR_REGISTERED:
 			if (mr->chained_inv)
@@ -78,7 +97,7 @@ static void mrkit_trace_chain(struct mrkit_io *io)
 			trace_mrkit_reg(mr);
 			break;
 		case MRKIT_MR_INVALIDATING:
-			if (io->state == MRKIT_IO_POSTED) {
+			if (io->state == MRKIT_IO_READING) {
 				trace_mrkit_reg(mr);
 				trace_mrkit_read_inv(mr);
 			} else {
@@ -144,8 +163,8 @@ static void mrkit_wc_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 					   inv_cqe);
 	struct mrkit_io *io = READ_ONCE(mr->io);
 
-	io = mrkit_wc_io(mr, io && io->state == MRKIT_IO_POSTED ?
-			 MRKIT_IO_POSTED : MRKIT_IO_INVALIDATING);
+	io = mrkit_wc_io(mr, io && io->state == MRKIT_IO_READING ?
+			 MRKIT_IO_READING : MRKIT_IO_INVALIDATING);
 	if (!io)
 		return;
 	mrkit_wc_inv(cq, wc);
@@ -158,7 +177,7 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr,
 					   inv_cqe);
-	struct mrkit_io *io = mrkit_wc_io(mr, MRKIT_IO_POSTED);
+	struct mrkit_io *io = mrkit_wc_io(mr, MRKIT_IO_READING);
 
 	if (!io)
 		return;
@@ -211,30 +230,54 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 	}
 }
 
+/**
+ * mrkit_io_notify - tell the ULP its I/O is finished
+ * @io: a finished I/O; its status is in @io->status
+ *
+ * Wakes mrkit_io_invalidate_sync(), or runs done().  The last access to
+ * @io: the ULP may free it from here on.
+ */
+void mrkit_io_notify(struct mrkit_io *io)
+{
+	struct completion *waiter = io->waiter;
+
+	if (waiter)
+		complete(waiter);
+	else if (io->done)
+		io->done(io, io->status);
+}
+
 /*
  * Every descriptor of @io goes back to the pool, the DMA mapping mrkit
- * made is undone, and only then is the ULP told (if @notify).
+ * made is undone, and only then is the ULP told (if @notify).  A STALE
+ * descriptor's key may still be valid at the device until its MR is
+ * deregistered: with any, the I/O waits in FENCING and the pool's work
+ * item tells the ULP after the last deregistration (mrkit_io_put_all()
+ * leaves those descriptors pointing at the I/O; nothing here touches the
+ * I/O after the first of them is given back).
  */
 static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
 			    bool notify)
 {
-	struct completion *waiter;
 	struct mrkit_mr *mr;
+	u16 fenced = 0;
 
-	for (mr = io->mrs; mr; mr = mr->io_next)
+	for (mr = io->mrs; mr; mr = mr->io_next) {
 		mrkit_io_settle_one(mr, status, drained);
-	mrkit_io_put_all(io);
+		if (notify && mrkit_mr_state(mr) == MRKIT_MR_STALE)
+			fenced++;
+		else
+			mr->io = NULL;
+	}
 	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
-	status = status ?: io->status;
-	io->status = status;
-	io->state = MRKIT_IO_DONE;
-	if (!notify)
-		return;
-	waiter = io->waiter;
-	if (waiter)
-		complete(waiter);
-	else if (io->done)
-		io->done(io, status);
+	mrkit_io_enforce_pi_all(io);
+	io->status = status ?: io->status;
+	io->fence_pending = fenced;
+	if (fenced)
+		trace_mrkit_pool_fence(io->pool, fenced);
+	mrkit_io_put_all(io, fenced ? MRKIT_IO_FENCING : MRKIT_IO_DONE);
+	if (notify && !fenced)
+		mrkit_io_notify(io);
 }
 
 static void mrkit_build_inv(struct mrkit_mr *mr, bool last)
@@ -396,27 +439,56 @@ static void mrkit_post_failed(struct mrkit_io *io, int ret,
 		       what, ret, posted, total);
 }
 
+/*
+ * After a failed post: the first of the caller's WRs (@wr...) that was
+ * not posted.  @bad is the provider's bad_wr of the failing post, @last
+ * says whether that post carried the caller's WRs.
+ */
+static const struct ib_send_wr *mrkit_caller_bad(const struct ib_send_wr *wr,
+						 const struct ib_send_wr *bad,
+						 bool last)
+{
+	const struct ib_send_wr *w;
+
+	if (last)
+		for (w = wr; w; w = w->next)
+			if (w == bad)
+				return bad;
+	return wr;
+}
+
 /**
  * mrkit_io_post - register an I/O and post the caller's WRs behind it
  * @io: a mapped I/O (mrkit_io_segs() may have run; if not, keys are
  *	rotated now)
  * @qp: the connection's QP
  * @wr: the caller's WR chain, e.g. the SEND advertising the segments;
- *	it carries the signal and its completion is the caller's
+ *	it carries the signal and its completion is the caller's.  NULL
+ *	posts the REG_MRs alone (several I/Os ahead of one SEND, a
+ *	registration no SEND follows): the caller must then post a signaled
+ *	WR on the same send queue after them, whose completion implies
+ *	theirs.
+ * @bad_wr: if not NULL, set on failure to the first of the caller's WRs
+ *	that was not posted (@wr when none was)
  *
- * One ib_post_send(): [LOCAL_INV of lazily kept keys] REG_MR... @wr.
- * mrkit_io_nr_wrs() tells how many WRs that was.
+ * [LOCAL_INV of lazily kept keys] REG_MR... @wr, in one ib_post_send()
+ * per %MRKIT_POST_BATCH descriptors, the caller's WRs ending the last.
+ * mrkit_io_nr_wrs() tells how many WRs that was.  mrkit does not touch
+ * @io after the last ib_post_send() succeeded: the caller's completion
+ * may finish it on another CPU at once.
  *
  * Context: any context ib_post_send() allows.  No allocation.
  * Return values:
  *   %0 - posted.
- *   %-EINVAL - the I/O is not mapped, or @wr is NULL.
+ *   %-EINVAL - the I/O is not mapped (or was posted already).
  *   the provider's errno - the post failed; WRs before the bad one were
- *	posted.  Registrations that were posted stay live and must be
- *	invalidated (mrkit_io_invalidate()); the rest are as before the call.
+ *	posted.  The I/O stays posted: finish it with mrkit_io_complete() or
+ *	mrkit_io_invalidate() (done() runs once every key that reached the
+ *	device is dead) and map it again to retry.  It cannot be posted
+ *	again, so the keys a retry advertises are always the keys it posts.
  */
 int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
-		  struct ib_send_wr *wr)
+		  struct ib_send_wr *wr, const struct ib_send_wr **bad_wr)
 {
 	struct ib_reg_wr reg[MRKIT_POST_BATCH] __uninitialized;
 	struct ib_send_wr *first, **prev, *w;
@@ -425,8 +497,7 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 	unsigned int count = 0, nreg;
 	int ret;
 
-	if ((io->state != MRKIT_IO_MAPPED &&
-	     io->state != MRKIT_IO_HANDED_OUT) || !wr) {
+	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
 		mrkit_pool_err(io->pool, "post of an I/O that is not mapped\n");
 		return -EINVAL;
 	}
@@ -442,22 +513,24 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		prev = mrkit_chain_regs(io, &pos, reg, &nreg, &first, &count);
 		/* The caller's WRs end the last post. */
 		*prev = pos ? NULL : wr;
+		if (!pos)
+			io->nr_wrs = count;
+		if (trace_mrkit_reg_enabled())
+			mrkit_trace_chain(io, from, pos);
 		bad = NULL;
 		ret = ib_post_send(qp, first, &bad);
-		if (ret) {
-			mrkit_chain_regs_failed(io, from, reg, nreg, bad);
-			mrkit_post_failed(io, ret, first, bad, "registration");
-			/* Nothing live at the device: it may be posted again. */
-			if (from == io->mrs && bad == first)
-				io->state = MRKIT_IO_MAPPED;
-			io->nr_wrs = count;
-			return ret;
-		}
+		if (ret)
+			goto out_failed;
 	} while (pos);
-	io->nr_wrs = count;
-	if (trace_mrkit_reg_enabled())
-		mrkit_trace_chain(io);
 	return 0;
+
+out_failed:
+	mrkit_chain_regs_failed(io, from, reg, nreg, bad);
+	mrkit_post_failed(io, ret, first, bad, "registration");
+	io->nr_wrs = count;
+	if (bad_wr)
+		*bad_wr = mrkit_caller_bad(wr, bad, !pos);
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post, MRKIT);
 
@@ -474,14 +547,16 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_post, MRKIT);
  * its sink, and the READ's completion finishes the I/O; elsewhere the
  * completion posts the LOCAL_INV chain and that finishes it.  Either way
  * @io's done callback runs once the data is in and every sink is invalid.
+ * Until then every other call on @io is refused with -EBUSY.
  *
  * Context: any context ib_post_send() allows.  No allocation.
  * Return values:
  *   %0 - posted; done() will run.
  *   %-EINVAL - the I/O is not mapped.
- *   the provider's errno - the post failed: the I/O is finished with
- *	that error before this returns (done() is not called), descriptors
- *	whose WRs were posted are parked until the QP is drained.
+ *   the provider's errno - the post failed.  The I/O is finished by the
+ *	failure: every descriptor is parked, and done() runs once, with the
+ *	errno, after mrkit_pool_qp_drained() when their MRs are deregistered
+ *	(never before this returns).
  */
 int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 		       u32 rkey)
@@ -529,7 +604,7 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	}
 	last->inv_cqe.done = with_inv ? mrkit_wc_inv_done : mrkit_wc_read_done;
 	io->nr_wrs = count;
-	io->state = MRKIT_IO_POSTED;
+	io->state = MRKIT_IO_READING;
 	io->qp = qp;
 	/* Before the post: the completion may run on another CPU at once. */
 	for (mr = io->mrs; mr; mr = mr->io_next) {
@@ -542,7 +617,7 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 
 	/* Per batch: its REG_MRs, then one READ per descriptor. */
 	for (mr = io->mrs; mr;) {
-		struct mrkit_mr *from = mr;
+		struct mrkit_mr *from = mr, *from_batch = mr;
 		unsigned int n, k;
 
 		first = NULL;
@@ -576,13 +651,13 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 			*prev = &rd[k].wr;
 			prev = &rd[k].wr.next;
 		}
+		if (trace_mrkit_reg_enabled() || trace_mrkit_read_inv_enabled())
+			mrkit_trace_chain(io, from_batch, mr);
 		bad = NULL;
 		ret = ib_post_send(qp, first, &bad);
 		if (ret)
 			goto out_failed;
 	}
-	if (trace_mrkit_reg_enabled() || trace_mrkit_read_inv_enabled())
-		mrkit_trace_chain(io);
 	return 0;
 
 out_failed:
@@ -595,7 +670,7 @@ out_failed:
 		mr->orphan = true;
 		mrkit_mr_mark_stale(mr);
 	}
-	mrkit_io_finish(io, ret, false, false);
+	mrkit_io_finish(io, ret, false, true);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
@@ -642,12 +717,11 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	*prev = NULL;
 	io->state = MRKIT_IO_INVALIDATING;
 	io->qp = qp;
+	if (trace_mrkit_localinv_enabled())
+		mrkit_trace_chain(io, io->mrs, NULL);
 	ret = ib_post_send(qp, first, &bad);
-	if (!ret) {
-		if (trace_mrkit_localinv_enabled())
-			mrkit_trace_chain(io);
+	if (!ret)
 		return 0;
-	}
 
 	mrkit_post_failed(io, ret, first, bad, "invalidation");
 	/*
@@ -665,14 +739,31 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	return 0;
 }
 
-static bool mrkit_io_can_invalidate(struct mrkit_io *io)
+/**
+ * mrkit_io_check_live - may an I/O be finished now?
+ * @io: the I/O
+ * @what: the caller's name, for the message
+ *
+ * Return: 0 when @io is mapped or posted; -EBUSY while its RDMA READ
+ * chain is in flight (done() will run when the data is in); -EINVAL when
+ * it has nothing to finish (idle, being invalidated, finished).
+ */
+int mrkit_io_check_live(struct mrkit_io *io, const char *what)
 {
-	if (io->state == MRKIT_IO_MAPPED || io->state == MRKIT_IO_HANDED_OUT ||
-	    io->state == MRKIT_IO_POSTED)
-		return true;
-	mrkit_pool_err(io->pool, "invalidation of an I/O in state %u\n",
-		       io->state);
-	return false;
+	switch (io->state) {
+	case MRKIT_IO_MAPPED:
+	case MRKIT_IO_HANDED_OUT:
+	case MRKIT_IO_POSTED:
+		return 0;
+	case MRKIT_IO_READING:
+		mrkit_pool_err(io->pool, "%s refused: its RDMA READ chain is in flight\n",
+			       what);
+		return -EBUSY;
+	default:
+		mrkit_pool_err(io->pool, "%s of an I/O in state %u\n", what,
+			       io->state);
+		return -EINVAL;
+	}
 }
 
 /**
@@ -689,16 +780,24 @@ static bool mrkit_io_can_invalidate(struct mrkit_io *io)
  * the errno, and descriptors that may still be referenced by posted WRs
  * are parked until mrkit_pool_qp_drained().
  *
+ * When an invalidation fails (flushed, or the post fails) the affected
+ * descriptors are retired and done() runs with the error only after their
+ * MRs are deregistered, from the pool's work item (for parked ones, after
+ * mrkit_pool_qp_drained()).
+ *
  * Context: any context ib_post_send() allows (a CQ handler included).
  * Return values:
  *   %0 - done() has run or will run exactly once.
+ *   %-EBUSY - the I/O's RDMA READ chain is in flight; nothing changed.
  *   %-EINVAL - the I/O is not in a state that has registrations (not
  *	mapped, or already finished); done() will not run.
  */
 int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp)
 {
-	if (!mrkit_io_can_invalidate(io))
-		return -EINVAL;
+	int ret = mrkit_io_check_live(io, "invalidation");
+
+	if (ret)
+		return ret;
 	return mrkit_io_post_inv(io, qp);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate, MRKIT);
@@ -711,21 +810,28 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate, MRKIT);
  * As mrkit_io_invalidate(), but waits for the last LOCAL_INV instead of
  * calling done().  The QP's send CQ must be polled by someone else
  * (IB_POLL_SOFTIRQ or IB_POLL_WORKQUEUE); a flushed QP completes it too.
+ * After a failure it returns only once the retired MRs are deregistered;
+ * if the invalidation post itself failed, that is after another context
+ * calls mrkit_pool_qp_drained() (or destroys the pool).
  *
  * Context: process context; sleeps.
  * Return values:
  *   %0 - every registration is invalid and the memory may be reused.
+ *   %-EBUSY - the I/O's RDMA READ chain is in flight.
  *   %-EINVAL - the I/O has no registrations to invalidate.
  *   %-EIO, or the provider's post errno - an invalidation failed; the
- *	affected descriptors are retired and the memory may be reused.
+ *	affected descriptors were deregistered and the memory may be reused.
+ *   %-EILSEQ - mrkit found a PI error while invalidating.
  */
 int mrkit_io_invalidate_sync(struct mrkit_io *io, struct ib_qp *qp)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
+	int ret;
 
 	might_sleep();
-	if (!mrkit_io_can_invalidate(io))
-		return -EINVAL;
+	ret = mrkit_io_check_live(io, "invalidation");
+	if (ret)
+		return ret;
 	io->waiter = &done;
 	mrkit_io_post_inv(io, qp);
 	wait_for_completion(&done);
@@ -742,26 +848,46 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate_sync, MRKIT);
  * For I/Os that exposed nothing (mapped but never posted, or a post that
  * failed before any REG_MR): the descriptors go back to the pool and a
  * DMA mapping mrkit made is undone.  An I/O with live rkeys is refused,
- * unless %MRKIT_RELEASE_LAZY says the ULP wants them left valid.  The
- * I/O is idle again afterwards.
+ * unless %MRKIT_RELEASE_LAZY says the ULP wants them left valid; so is
+ * one holding a retired descriptor whose key may still be valid (finish
+ * it with mrkit_io_invalidate(), which waits for the deregistration).
+ * The I/O is idle again afterwards.
  *
  * Context: any.
  * Return values:
  *   %0 - released.
- *   %-EBUSY - a registration is still live; nothing was released.
- *   %-EINVAL - the I/O is being invalidated.
+ *   %-EBUSY - a registration is or may still be live, or the I/O's RDMA
+ *	READ chain is in flight; nothing was released.
+ *   %-EINVAL - unknown @flags, or the I/O is being invalidated or is
+ *	finished.
  */
 int mrkit_io_release(struct mrkit_io *io, u32 flags)
 {
 	struct mrkit_mr *mr;
+	int ret;
 
-	if (io->state == MRKIT_IO_INVALIDATING) {
-		mrkit_pool_err(io->pool, "release of an I/O being invalidated\n");
+	if (flags & ~MRKIT_RELEASE_FLAGS_ALL) {
+		mrkit_pool_err(io->pool, "release: unknown flags 0x%x\n",
+			       flags & ~MRKIT_RELEASE_FLAGS_ALL);
 		return -EINVAL;
 	}
+	/* Nothing held: a no-op, as before the first map. */
+	if ((io->state == MRKIT_IO_IDLE || io->state == MRKIT_IO_DONE) &&
+	    !io->mrs)
+		return 0;
+	ret = mrkit_io_check_live(io, "release");
+	if (ret)
+		return ret;
 	for (mr = io->mrs; mr; mr = mr->io_next) {
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid &&
-		    !(flags & MRKIT_RELEASE_LAZY)) {
+		if (flags & MRKIT_RELEASE_LAZY)
+			break;
+		if (mrkit_mr_state(mr) == MRKIT_MR_STALE && mr->dev_valid) {
+			mrkit_pool_err(io->pool,
+				       "release refused: descriptor %u was retired with rkey 0x%x possibly live; invalidate instead\n",
+				       mr->idx, mr->inv_key);
+			return -EBUSY;
+		}
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid) {
 			mrkit_pool_err(io->pool,
 				       "release refused: rkey 0x%x of descriptor %u is live; invalidate first\n",
 				       mr->inv_key, mr->idx);
@@ -772,7 +898,8 @@ int mrkit_io_release(struct mrkit_io *io, u32 flags)
 		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && !mr->dev_valid)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);
-	mrkit_io_put_all(io);
+	io->fence_pending = 0;
+	mrkit_io_put_all(io, MRKIT_IO_IDLE);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);

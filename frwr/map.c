@@ -106,6 +106,8 @@ enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io)
  * @io: an idle I/O
  * @access: %IB_ACCESS_* flags for its registrations
  *
+ * The override lasts until mrkit_io_init(), across failed maps and reuse.
+ *
  * Context: any.
  * Return values:
  *   %0 - used by the next mrkit_io_map().
@@ -143,6 +145,9 @@ void mrkit_io_set_tag(struct mrkit_io *io, u32 tag)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_set_tag, MRKIT);
 
+/* mrkit_chunk(): the list ended before @nents entries. */
+#define MRKIT_CHUNK_SHORT	1
+
 /* Why a chunk ended before the end of the list. */
 enum mrkit_chunk_end {
 	MRKIT_CHUNK_ALL,	/* the rest of the list fits */
@@ -170,7 +175,10 @@ struct mrkit_chunk {
  * ib_sg_to_pages(): entries are coalesced when contiguous, and a new entry
  * not aligned on both sides of a contiguous boundary stops the chunk.
  * @base_index is the list index of @sg, for messages.  One pass, no
- * division: this runs once per entry on the I/O path.
+ * division: this runs once per entry on the I/O path.  A chunk also ends
+ * before its length would pass 4 GiB - 1 (lengths are 32 bits on the
+ * wire; SG_GAPS MRs or large pages could exceed that).
+ * Return: 0; -1 - index of a zero-length entry; or %MRKIT_CHUNK_SHORT.
  */
 static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 		       u32 max, unsigned int shift, bool gaps_ok,
@@ -188,13 +196,21 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 	c->end = MRKIT_CHUNK_ALL;
 	for (i = 0; i < left; i++, prev = s, s = sg_next(s)) {
 		unsigned int skip = i ? 0 : off;
-		u64 a = sg_dma_address(s) + skip;
-		u64 len = sg_dma_len(s) - skip;
-		u64 e = a + len, base, fit_end;
+		u64 a, len, e, base, fit_end;
 		u32 add;
 
+		if (unlikely(!s))
+			return MRKIT_CHUNK_SHORT;	/* nents beyond the list */
+		a = sg_dma_address(s) + skip;
+		len = sg_dma_len(s) - skip;
+		e = a + len;
 		if (unlikely(!sg_dma_len(s)))
 			return -(base_index + i) - 1;	/* zero-length entry */
+		/* A segment's length is 32 bits on the wire: split before. */
+		if (unlikely(bytes + len > U32_MAX)) {
+			c->end = MRKIT_CHUNK_FULL;
+			break;
+		}
 		/* Never more entries than pages (siw's PBL counts entries). */
 		if (unlikely(i == max)) {
 			c->end = MRKIT_CHUNK_FULL;
@@ -221,7 +237,7 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 		if (unlikely(pages + add > max)) {
 			c->end = MRKIT_CHUNK_FULL;
 			fit_end = base + ((u64)(max - pages) << shift);
-			if (fit_end <= a)
+			if (fit_end <= a || bytes + fit_end - a > U32_MAX)
 				break;
 			/* Take the part of this entry that fits. */
 			c->nents = i + 1;
@@ -246,26 +262,30 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 	return 0;
 }
 
-/*
- * Put back every descriptor of an I/O that exposes nothing (those holding
- * a lazily kept registration keep it), undo mrkit's DMA mapping, and make
- * the I/O idle again.
- */
-void mrkit_io_put_all(struct mrkit_io *io)
+/* Never give a protected registration back unchecked; records -EILSEQ. */
+void mrkit_io_enforce_pi_all(struct mrkit_io *io)
 {
-	struct mrkit_mr *mr, *next;
+	struct mrkit_mr *mr;
 
-	for (mr = io->mrs; mr; mr = next) {
-		next = mr->io_next;
+	for (mr = io->mrs; mr; mr = mr->io_next)
 		if (mrkit_mr_enforce_pi(io, mr))
 			io->status = io->status ?: -EILSEQ;
-		mr->io = NULL;
-		mr->io_next = NULL;
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
-			mrkit_mr_put_valid(mr);
-		else
-			mrkit_mr_put(mr);
-	}
+}
+
+/*
+ * Put back every descriptor of an I/O that exposes nothing (those holding
+ * a lazily kept registration keep it), undo mrkit's DMA mapping, and
+ * leave the I/O in @state.  With @io->fence_pending set, the retired
+ * descriptors the finisher left pointing at @io make the pool's work item
+ * its owner from the first put on: the I/O is done with before that.
+ * An access override (mrkit_io_set_access()) survives.
+ */
+void mrkit_io_put_all(struct mrkit_io *io, u8 state)
+{
+	struct mrkit_mr *mr = io->mrs, *next;
+	bool fence = io->fence_pending;
+
+	mrkit_io_enforce_pi_all(io);
 	io->mrs = NULL;
 	io->nr_mrs = 0;
 	if (io->sgl)
@@ -273,8 +293,17 @@ void mrkit_io_put_all(struct mrkit_io *io)
 				mrkit_io_dma_dir(io));
 	io->sgl = NULL;
 	io->sg_nents = 0;
-	io->access = 0;
-	io->state = MRKIT_IO_IDLE;
+	io->state = state;
+	for (; mr; mr = next) {
+		next = mr->io_next;
+		mr->io_next = NULL;
+		if (!fence)
+			mr->io = NULL;
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+			mrkit_mr_put_valid(mr);
+		else
+			mrkit_mr_put(mr);
+	}
 }
 
 static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
@@ -331,10 +360,11 @@ static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
  * Context: any; with %MRKIT_MAP_DMA, whatever ib_dma_map_sg() allows.
  *	No allocation, no sleeping.
  * Return values: the number of descriptors (segments) used, or:
- *   %-EINVAL - the I/O is not idle, the list is empty, an entry has zero
- *	length, the direction or access is invalid, splitting is forbidden
- *	and needed, or the list needs more descriptors than the pool can
- *	ever have; nothing is left mapped.
+ *   %-EINVAL - the I/O is not idle, unknown @flags, an integrity pool
+ *	(use mrkit_io_map_pi()), the list is empty or shorter than @nents,
+ *	an entry has zero length, the direction or access is invalid,
+ *	splitting is forbidden and needed, or the list needs more
+ *	descriptors than the pool can ever have; nothing is left mapped.
  *   %-EAGAIN - the pool has too few free descriptors now; retry later.
  *   %-EIO - DMA mapping failed.
  */
@@ -354,6 +384,15 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	if ((io->state != MRKIT_IO_IDLE && io->state != MRKIT_IO_DONE) ||
 	    io->mrs) {
 		mrkit_pool_err(pool, "map of an I/O that is not idle\n");
+		return -EINVAL;
+	}
+	if (flags & ~MRKIT_MAP_FLAGS_ALL) {
+		mrkit_pool_err(pool, "map: unknown flags 0x%x\n",
+			       flags & ~MRKIT_MAP_FLAGS_ALL);
+		return -EINVAL;
+	}
+	if (pool->mr_type == IB_MR_TYPE_INTEGRITY) {
+		mrkit_pool_err(pool, "plain map on an integrity pool: use mrkit_io_map_pi()\n");
 		return -EINVAL;
 	}
 	io->state = MRKIT_IO_IDLE;
@@ -376,6 +415,12 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 
 	dma_nents = nents;
 	if (flags & MRKIT_MAP_DMA) {
+		/* ib_dma_map_sg() would walk off a list shorter than @nents. */
+		if (unlikely(sg_nents(sgl) < nents)) {
+			mrkit_pool_err(pool, "%d entries passed, the list has %d\n",
+				       nents, sg_nents(sgl));
+			return -EINVAL;
+		}
 		dma_nents = mrkit_fault(MRKIT_FAULT_DMA_MAP) ? 0 :
 			    ib_dma_map_sg(pool->dev, sgl, nents,
 					  mrkit_io_dma_dir(io));
@@ -393,7 +438,12 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	while (sg) {
 		ret = mrkit_chunk(sg, off, dma_nents - index,
 				  pool->pages_per_mr, shift, gaps_ok, index, &c);
-		if (ret) {
+		if (ret == MRKIT_CHUNK_SHORT) {
+			mrkit_pool_err(pool, "%d entries passed, the list is shorter\n",
+				       dma_nents);
+			ret = -EINVAL;
+			goto out_unwind;
+		} else if (ret) {
 			mrkit_pool_err(pool, "scatterlist entry %d has zero length\n",
 				       -ret - 1);
 			ret = -EINVAL;
@@ -446,7 +496,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	return io->nr_mrs;
 
 out_unwind:
-	mrkit_io_put_all(io);
+	mrkit_io_put_all(io, MRKIT_IO_IDLE);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
@@ -479,7 +529,8 @@ void mrkit_io_hand_out(struct mrkit_io *io)
 /**
  * mrkit_io_segs - hand out an I/O's registrations and say what to advertise
  * @io: a mapped I/O
- * @segs: filled with one (iova, length, rkey) per descriptor, in list order
+ * @segs: filled with one (iova, length, rkey, lkey) per descriptor, in list
+ *	order
  * @max: room in @segs
  *
  * Rotates each descriptor's rkey (ib_inc_rkey(): a descriptor does not
@@ -509,6 +560,7 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 		segs[i].addr = mr->ibmr->iova;
 		segs[i].length = mr->ibmr->length;
 		segs[i].key = mr->ibmr->rkey;
+		segs[i].lkey = mr->ibmr->lkey;
 	}
 	return i;
 }

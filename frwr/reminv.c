@@ -143,21 +143,45 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_remote_inv, MRKIT);
  * @rkey: any rkey a peer names
  *
  * For ULPs that learn the rkey before the I/O, and to validate rkeys.
- * O(1), lock-free, no allocation.
+ * O(1), lock-free, no allocation.  The answer is exact: an I/O is
+ * returned only if @rkey is the key of a registration that I/O posted and
+ * that is live (not invalidated, not remotely invalidated, not retired)
+ * throughout the lookup.  A lazily kept key of a descriptor that a new
+ * I/O has mapped, before that I/O's REG_MR is posted, names no I/O.
  *
- * Context: any.  The returned I/O stays valid only while the caller
- * keeps it from completing (e.g. inside the receive completion handler
- * of its reply).
+ * The descriptor's state is read first and again last, its key and owner
+ * in between: a descriptor that left REGISTERED and came back during the
+ * lookup comes back with a rotated key (rotation precedes the state
+ * change), so a lookup that straddles a completion and a reuse answers
+ * NULL, never the new I/O.  (Only a lookup stalled across 256 reuses of
+ * one descriptor, the 8-bit key space, could be fooled.)
+ *
+ * Context: any.  May run concurrently with anything on the pool: gets,
+ * puts, maps, posts, completions, invalidations and growth.  The returned
+ * I/O is only a name: it stays valid only while the caller keeps it from
+ * completing (e.g. inside the receive completion handler of its reply).
  * Return: the I/O whose live registration has exactly @rkey, or NULL.
  */
 struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey)
 {
 	struct mrkit_mr *mr = xa_load(&pool->rkeys, rkey >> 8);
+	struct mrkit_io *io;
 
-	if (!mr || !READ_ONCE(mr->dev_valid) || READ_ONCE(mr->inv_key) != rkey ||
-	    mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+	if (!mr || mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 		return NULL;
-	return READ_ONCE(mr->io);
+	/* Pairs with the full barriers of the state cmpxchgs. */
+	smp_rmb();
+	io = READ_ONCE(mr->io);
+	if (!io || !READ_ONCE(mr->dev_valid) ||
+	    READ_ONCE(mr->inv_key) != rkey ||
+	    READ_ONCE(mr->ibmr->rkey) != rkey)
+		return NULL;
+	/* The key and owner before the second look at the state. */
+	smp_rmb();
+	if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
+	    READ_ONCE(mr->ibmr->rkey) != rkey || READ_ONCE(mr->io) != io)
+		return NULL;
+	return io;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_find_rkey, MRKIT);
 
@@ -169,10 +193,13 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_find_rkey, MRKIT);
  * With the fence (the default): mrkit_io_invalidate(), so @io's done
  * callback runs only once every rkey it exposed is invalid.  In a
  * %MRKIT_POOL_LAZY_INV pool: the descriptors go back with their rkeys
- * still valid and done runs before this returns.
+ * still valid and done runs before this returns, with -EILSEQ if mrkit
+ * found a PI error, else 0.
  *
  * Context: any context ib_post_send() allows.
- * Return values: as mrkit_io_invalidate().
+ * Return values: as mrkit_io_invalidate(): %0, %-EBUSY while the I/O's
+ * RDMA READ chain is in flight, %-EINVAL when it is not mapped or posted
+ * (a finished I/O included: done() never runs twice).
  */
 int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
 {
@@ -180,13 +207,16 @@ int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
 
 	if (!(io->pool->flags & MRKIT_POOL_LAZY_INV))
 		return mrkit_io_invalidate(io, qp);
+	ret = mrkit_io_check_live(io, "completion");
+	if (ret)
+		return ret;
+	/* Before the release: a PI error found now is the I/O's status. */
+	mrkit_io_enforce_pi_all(io);
 	ret = mrkit_io_release(io, MRKIT_RELEASE_LAZY);
 	if (ret)
 		return ret;
-	io->status = 0;
 	io->state = MRKIT_IO_DONE;
-	if (io->done)
-		io->done(io, 0);
+	mrkit_io_notify(io);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_complete, MRKIT);

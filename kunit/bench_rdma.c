@@ -161,7 +161,7 @@ static void w3_mrkit(struct w3 *b, struct mrkit_pool *pool, int nents)
 	mrkit_io_init(&b->io, pool, MRKIT_PEER_WRITES, w3_io_done);
 	n = mrkit_io_map(&b->io, b->sg, nents, MRKIT_MAP_DMA);
 	if (n <= 0 || mrkit_io_segs(&b->io, b->segs, ARRAY_SIZE(b->segs)) != 1 ||
-	    mrkit_io_post(&b->io, b->qp, &b->send)) {
+	    mrkit_io_post(&b->io, b->qp, &b->send, NULL)) {
 		b->bad++;
 		mrkit_io_release(&b->io, 0);
 		return;

@@ -29,7 +29,7 @@ enum ev {
 	EV_POOL_CREATE, EV_POOL_DESTROY, EV_POOL_GROW, EV_POOL_EXHAUSTED,
 	EV_MR_GET, EV_MR_PUT, EV_MR_STALE, EV_MR_REPLACED, EV_REG,
 	EV_LOCALINV, EV_READ_INV, EV_REMINV, EV_WC_REG, EV_WC_INV, EV_WC_READ,
-	EV_MAP, EV_REMINV_BOGUS, EV_SIG_ERR, EV_POST_ERR, EV_NR
+	EV_MAP, EV_REMINV_BOGUS, EV_SIG_ERR, EV_POST_ERR, EV_POOL_FENCE, EV_NR
 };
 
 static struct {
@@ -113,6 +113,7 @@ static int diag_init(struct kunit *test)
 	ret |= register_trace_mrkit_reminv_bogus(pr_bogus, (void *)EV_REMINV_BOGUS);
 	ret |= register_trace_mrkit_sig_err(pr_sig, (void *)EV_SIG_ERR);
 	ret |= register_trace_mrkit_post_err(pr_post, (void *)EV_POST_ERR);
+	ret |= register_trace_mrkit_pool_fence(pr_pool, (void *)EV_POOL_FENCE);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return 0;
 }
@@ -138,6 +139,7 @@ static void diag_exit(struct kunit *test)
 	unregister_trace_mrkit_reminv_bogus(pr_bogus, (void *)EV_REMINV_BOGUS);
 	unregister_trace_mrkit_sig_err(pr_sig, (void *)EV_SIG_ERR);
 	unregister_trace_mrkit_post_err(pr_post, (void *)EV_POST_ERR);
+	unregister_trace_mrkit_pool_fence(pr_pool, (void *)EV_POOL_FENCE);
 	tracepoint_synchronize_unregister();
 }
 
@@ -228,7 +230,7 @@ static void diag_chain_events_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec.val[EV_MAP][1], 3ULL);	/* segments */
 	KUNIT_EXPECT_EQ(test, rec.n[EV_REG], 0U);	/* nothing posted yet */
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 4), 3);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_REG], 3U);
 	KUNIT_EXPECT_EQ(test, rec.val[EV_REG][0], (u64)segs[2].key);
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
@@ -247,12 +249,19 @@ static void diag_chain_events_test(struct kunit *test)
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	sg = test_dma_sg(test, 0x100000, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
 	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_REG], 1U);
 	KUNIT_EXPECT_EQ(test, rec.val[EV_WC_REG][0], (u64)IB_WC_WR_FLUSH_ERR);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_MR_STALE], 1U);
+	/* done() waits for the stale MR's deregistration: the fence event. */
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, rec.n[EV_POOL_FENCE], 1U);
+	KUNIT_EXPECT_PTR_EQ(test, rec.obj[EV_POOL_FENCE], (void *)pool);
+	KUNIT_EXPECT_EQ(test, rec.val[EV_POOL_FENCE][0], 1ULL);	/* count */
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 
 	/* A post failing at its second WR. */
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
@@ -260,7 +269,7 @@ static void diag_chain_events_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
 	fdev->post_fail_wr = 1;
 	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
-	KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_POST_ERR], 1U);
 	KUNIT_EXPECT_EQ(test, (int)rec.val[EV_POST_ERR][0], -ENOMEM);
 	KUNIT_EXPECT_EQ(test, rec.val[EV_POST_ERR][1], 1ULL);	/* posted */
@@ -295,7 +304,7 @@ static void diag_read_reminv_events_test(struct kunit *test)
 	sg = test_dma_sg(test, 0x100000, 2 * PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), 1);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
 	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, segs[0].key ^ 0x100),
 			-EPROTO);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_REMINV_BOGUS], 1U);
@@ -344,7 +353,7 @@ static void diag_sig_events_test(struct kunit *test)
 					    DMA_BIDIRECTIONAL), 1);
 	tio_init(&t, pool, MRKIT_PEER_READS);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map_pi(&t.io, &dsg, 1, &psg, 1, &pi), 1);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fake_pi_transfer(t.io.mrs->ibmr, true, wire, wirep,
 					       4096, IB_SIG_BAD_GUARD + 1, 6), 0);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_SIG_ERR], 0U);

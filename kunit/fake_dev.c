@@ -182,6 +182,29 @@ static int fake_set_page(struct ib_mr *mr, u64 addr)
 	return 0;
 }
 
+/*
+ * An SG_GAPS MR takes any entries, one page-list slot each (as mlx5's
+ * KLM-based MRs do): the iova is the first entry's address, the length
+ * the sum.
+ */
+static int fake_map_gaps(struct ib_mr *mr, struct scatterlist *sgl,
+			 int sg_nents)
+{
+	struct fake_mr *fmr = to_fake_mr(mr);
+	struct scatterlist *sg;
+	int i;
+
+	mr->iova = sg_dma_address(sgl);
+	mr->length = 0;
+	for_each_sg(sgl, sg, sg_nents, i) {
+		if (fmr->npages == fmr->max_pages)
+			break;
+		fmr->pages[fmr->npages++] = sg_dma_address(sg);
+		mr->length += sg_dma_len(sg);
+	}
+	return i;
+}
+
 static int fake_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg,
 			  int sg_nents, unsigned int *sg_offset)
 {
@@ -191,6 +214,8 @@ static int fake_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg,
 	if (fake_call(fdev, FAKE_OP_MAP_MR_SG, &err))
 		return err;
 	to_fake_mr(mr)->npages = 0;
+	if (mr->type == IB_MR_TYPE_SG_GAPS)
+		return fake_map_gaps(mr, sg, sg_nents);
 	return ib_sg_to_pages(mr, sg, sg_nents, sg_offset, fake_set_page);
 }
 
@@ -478,7 +503,31 @@ static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		}
 	}
 	spin_unlock_irqrestore(&fdev->lock, flags);
+	/* A fast device: completions run before ib_post_send() returns. */
+	if (fdev->complete_inline && !err)
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
 	return err;
+}
+
+/**
+ * fake_mr_alive - is an MR still registered with the fake device?
+ * @fdev: the fake device
+ * @key: any key the MR had (its index, the upper 24 bits, is unique per
+ *	allocation; a pointer is not: a replacement may reuse the memory)
+ *
+ * Return: true until ib_dereg_mr() of that MR.
+ */
+bool fake_mr_alive(struct fake_dev *fdev, u32 key)
+{
+	struct fake_mr *fmr;
+	bool alive = false;
+
+	spin_lock_irq(&fdev->lock);
+	list_for_each_entry(fmr, &fdev->mrs, node)
+		if ((fmr->ibmr.lkey >> 8) == (key >> 8))
+			alive = true;
+	spin_unlock_irq(&fdev->lock);
+	return alive;
 }
 
 static enum ib_wc_opcode fake_wc_opcode(enum ib_wr_opcode op)

@@ -68,6 +68,7 @@ struct fake_dev {
 	unsigned int		post_fail_wr;	/* index of the bad WR */
 	unsigned int		nr_posts;
 	unsigned int		exec_errors;	/* WRs the device refused */
+	bool			complete_inline; /* complete inside post_send */
 	struct list_head	mrs;
 	unsigned int		nr_recs;
 	unsigned int		next_complete;
@@ -99,6 +100,7 @@ int fake_pi_transfer(struct ib_mr *mr, bool to_wire, void *wire_data,
 		     void *wire_prot, u32 len, int inject, u32 inject_interval);
 unsigned int fake_count(struct fake_dev *fdev, unsigned int from,
 			enum ib_wr_opcode op);
+bool fake_mr_alive(struct fake_dev *fdev, u32 key);
 static inline struct fake_mr *to_fake_mr(struct ib_mr *mr)
 {
 	return container_of(mr, struct fake_mr, ibmr);

@@ -293,7 +293,7 @@ static int mrk_side_resources(struct mrk_pair *pair, struct mrk_side *side,
 	qpa.recv_cq = side->cq;
 	qpa.qp_type = IB_QPT_RC;
 	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qpa.cap.max_send_wr = 256;
+	qpa.cap.max_send_wr = side->max_send_wr ?: 256;
 	qpa.cap.max_recv_wr = 64;
 	qpa.cap.max_send_sge = 1;
 	qpa.cap.max_recv_sge = 1;
@@ -526,6 +526,11 @@ static void mrk_pair_res_free(struct kunit_resource *res)
  *
  * Return: the pair; the test is aborted if it cannot be made.
  */
+static struct mrk_pair *mrk_pair_create_full(struct kunit *test,
+					     enum mrk_kind kind,
+					     struct ib_pd *local_pd,
+					     u32 max_send_wr);
+
 struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind)
 {
 	return mrk_pair_create_pd(test, kind, NULL);
@@ -543,6 +548,28 @@ struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind)
 struct mrk_pair *mrk_pair_create_pd(struct kunit *test, enum mrk_kind kind,
 				    struct ib_pd *local_pd)
 {
+	return mrk_pair_create_full(test, kind, local_pd, 0);
+}
+
+/**
+ * mrk_pair_create_sq - a connected pair whose local send queue has a size
+ * @test: the test owning the pair
+ * @kind: rxe or siw
+ * @max_send_wr: the local QP's send queue size (what a ULP would ask for)
+ *
+ * Return: the pair; the test fails if it cannot be made.
+ */
+struct mrk_pair *mrk_pair_create_sq(struct kunit *test, enum mrk_kind kind,
+				    u32 max_send_wr)
+{
+	return mrk_pair_create_full(test, kind, NULL, max_send_wr);
+}
+
+static struct mrk_pair *mrk_pair_create_full(struct kunit *test,
+					     enum mrk_kind kind,
+					     struct ib_pd *local_pd,
+					     u32 max_send_wr)
+{
 	struct mrk_pair *pair, *ret;
 
 	KUNIT_ASSERT_EQ(test, mrk_devices_setup(), 0);
@@ -552,6 +579,7 @@ struct mrk_pair *mrk_pair_create_pd(struct kunit *test, enum mrk_kind kind,
 	pair->kind = kind;
 	pair->local.pd = local_pd;
 	pair->local.borrowed_pd = local_pd;
+	pair->local.max_send_wr = max_send_wr;
 	ret = kunit_alloc_resource(test, mrk_pair_res_init, mrk_pair_res_free,
 				   GFP_KERNEL, pair);
 	if (!ret)

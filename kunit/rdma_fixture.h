@@ -18,6 +18,7 @@ enum mrk_kind {
 /* One end of a connection. */
 struct mrk_side {
 	struct rdma_cm_id	*id;
+	u32			max_send_wr;	/* 0: 256 */
 	struct ib_pd		*pd;
 	bool			borrowed_pd;
 	struct ib_cq		*cq;
@@ -63,6 +64,8 @@ struct ib_device *mrk_device(enum mrk_kind kind);
 struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind);
 struct mrk_pair *mrk_pair_create_pd(struct kunit *test, enum mrk_kind kind,
 				    struct ib_pd *local_pd);
+struct mrk_pair *mrk_pair_create_sq(struct kunit *test, enum mrk_kind kind,
+				    u32 max_send_wr);
 void mrk_pair_destroy(struct mrk_pair *pair);
 int mrk_local_post_recv(struct mrk_pair *pair, u64 dma, u32 len,
 			struct mrk_wait *w);

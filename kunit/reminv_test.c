@@ -41,7 +41,7 @@ static int fake_io_post(struct kunit *test, struct fake_dev *fdev,
 	n = mrkit_io_map(&t->io, test_dma_sg(test, addr, pages * P), 1, 0);
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, segs, 8), n);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, &send, NULL), 0);
 	return n;
 }
 
@@ -369,7 +369,7 @@ static void ri_post(struct kunit *test, struct mrk_pair *pair,
 	send.opcode = IB_WR_SEND;
 	send.send_flags = IB_SEND_SIGNALED;
 	send.wr_cqe = &sent.cqe;
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&r->t.io, pair->local.qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&r->t.io, pair->local.qp, &send, NULL), 0);
 	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
 	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);

@@ -330,7 +330,7 @@ static void pi_io_post(struct kunit *test, struct fake_dev *fdev,
 					      (sides & 1) ? &b->psg : NULL,
 					      (sides & 1) ? 1 : 0, pi), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, &seg, 1), 1);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, &send), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, &send, NULL), 0);
 	r = &fdev->recs[fdev->nr_recs - 2];
 	KUNIT_EXPECT_EQ(test, r->opcode, IB_WR_REG_MR_INTEGRITY);
 	KUNIT_EXPECT_EQ(test, r->key, seg.key);
@@ -447,6 +447,32 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, st.sig_errors, round + 1ULL);
 		KUNIT_EXPECT_EQ(test, st.in_use, 0U);
 	}
+	/*
+	 * A lazy integrity pool: mrkit_io_complete() gives the descriptor
+	 * back at once, and delivers the PI error it found while doing so;
+	 * a second completion is refused and done does not run again.
+	 */
+	{
+		struct mrkit_pool_attr la = {
+			.name = "siglazy", .depth = 1, .node = NUMA_NO_NODE,
+			.flags = MRKIT_POOL_INTEGRITY | MRKIT_POOL_LAZY_INV,
+		};
+		struct mrkit_pool *lazy = test_pool(test, fdev->pd, &la);
+
+		pi_io_post(test, fdev, lazy, &t, &b, &pi, 3);
+		KUNIT_ASSERT_EQ(test, fake_pi_transfer(t.io.mrs->ibmr, true,
+						       b.wire, b.wirep, b.len,
+						       IB_SIG_BAD_GUARD + 1, 4),
+				0);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, t.rec.status, -EILSEQ);
+		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, in_use(lazy), 0U);
+	}
+
 	/* The check itself failing is reported as the catch-all. */
 	pi_io_post(test, fdev, pool, &t, &b, &pi, 3);
 	fake_fail_nth(fdev, FAKE_OP_CHECK_MR_STATUS, 1, -EIO);

@@ -17,6 +17,8 @@ static void test_io_done(struct mrkit_io *io, int status)
 
 	t->rec.calls++;
 	t->rec.status = status;
+	if (t->rec.at_done)
+		t->rec.at_done(t);
 }
 
 void tio_init(struct test_io *t, struct mrkit_pool *pool, enum mrkit_dir dir)

@@ -10,9 +10,18 @@
 
 #include "rdma_fixture.h"
 
+struct test_io;
+
+/*
+ * @at_done, if set, runs inside the done callback (e.g. to check which
+ * MRs are still alive at that moment); @ctx is the test's.
+ */
 struct done_rec {
 	int calls;
 	int status;
+	void (*at_done)(struct test_io *t);
+	void *ctx;
+	int seen;
 };
 
 /* An I/O whose done callback is counted. */

@@ -35,11 +35,19 @@
  * before pushing it.  If that allocation fails, the slot stays retired
  * until the next work run.
  *
+ * When the deregistration of a retired descriptor's MR completes an I/O's
+ * rkey fence (frwr/chain.c: the I/O finished with retired descriptors and
+ * waits in FENCING), the I/O is queued on @fence_done and its done() runs
+ * from the work item once the pool lock is dropped.
+ *
  * mrkit_pool_destroy() deregisters every free and retired descriptor.  If
  * descriptors are still outstanding it says how many, frees nothing that is
- * in use and marks the pool dead: each later put deregisters and frees its
- * descriptor (from the work item, since deregistration may sleep), and the
- * last one frees the pool.
+ * in use, marks the pool dead and puts it on the module's list of dead
+ * pools.  Each later put adds its descriptor to the pool's retire list and
+ * queues the module's reaper - a work item that is not in the pool, so a
+ * put never touches the pool after handing its descriptor over.  The
+ * reaper (process context: deregistration sleeps) frees given-back
+ * descriptors and, under the dead-pool lock, the pool with the last one.
  *
  * Serialization
  * -------------
@@ -47,7 +55,10 @@
  * completion handlers of WRs the owner posted, all through cmpxchg.
  * @grow_lock (a mutex, process context): growth, replacement, destroy,
  * and the fields they write (@nr_alloc, @descs slots, @grown,
- * @stale_replaced).  Counters read by mrkit_pool_stats() are snapshots.
+ * @stale_replaced, @outstanding), and the fence counts of FENCING I/Os.
+ * mrkit_dead_lock: the list of dead pools; a dead pool is freed only by
+ * the reaper holding it.  Counters read by mrkit_pool_stats() are
+ * snapshots.
  */
 
 #include <linux/module.h>
@@ -250,15 +261,17 @@ static int mrkit_check_device(struct ib_device *dev, const char *name,
  * WRs its largest I/O needs at worst, so it can size the send queue, the
  * send CQ and the pool.  The page count per descriptor is the one
  * mrkit_pool_create() will use for the same @shape->pages_per_mr and
- * @shape->flags.  Each descriptor costs one REG_MR and one LOCAL_INV;
- * an unaligned head and tail cost one page more, and every interior gap
+ * @shape->flags.  Each descriptor costs one REG_MR and one LOCAL_INV (or
+ * RDMA READ), and in lazy pools one more LOCAL_INV for the key it may
+ * still hold; an unaligned head and tail cost one page more (of 4 KiB
+ * with %MRKIT_MAP_4K in @shape->map_flags), and every interior gap
  * (without SG_GAPS MRs) can start a new descriptor.
  *
  * Context: any.
  * Return values:
  *   %0 - @lim is valid.
- *   %-EINVAL - @shape->max_io_bytes is 0, or @shape->pages_per_mr
- *	exceeds the device's page-list limit.
+ *   %-EINVAL - @shape->max_io_bytes is 0, unknown flags, or
+ *	@shape->pages_per_mr exceeds the device's page-list limit.
  *   %-EOPNOTSUPP - the device cannot do fast registration, or integrity
  *	was asked for and the device lacks it.
  */
@@ -268,8 +281,17 @@ int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape
 	u32 pages;
 	int ret;
 
+	u32 psize = (shape->map_flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
+
 	if (!shape->max_io_bytes) {
 		ibdev_err_ratelimited(dev, "mrkit: max_io_bytes is 0\n");
+		return -EINVAL;
+	}
+	if ((shape->flags & ~MRKIT_POOL_FLAGS_ALL) ||
+	    (shape->map_flags & ~MRKIT_MAP_FLAGS_ALL)) {
+		ibdev_err_ratelimited(dev, "mrkit: unknown shape flags 0x%x / map flags 0x%x\n",
+				      shape->flags & ~MRKIT_POOL_FLAGS_ALL,
+				      shape->map_flags & ~MRKIT_MAP_FLAGS_ALL);
 		return -EINVAL;
 	}
 	ret = mrkit_check_device(dev, "(limits)", shape->flags,
@@ -278,11 +300,13 @@ int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape
 	if (ret)
 		return ret;
 
-	pages = DIV_ROUND_UP(shape->max_io_bytes, PAGE_SIZE) + 1;
+	pages = DIV_ROUND_UP(shape->max_io_bytes, psize) + 1;
 	lim->mrs_per_io = DIV_ROUND_UP(pages, lim->pages_per_mr);
 	if (lim->mr_type != IB_MR_TYPE_SG_GAPS)
 		lim->mrs_per_io += shape->max_gaps;
-	lim->wrs_per_io = 2 * lim->mrs_per_io + shape->extra_wrs;
+	lim->wrs_per_io = lim->mrs_per_io *
+			  ((shape->flags & MRKIT_POOL_LAZY_INV) ? 3 : 2) +
+			  shape->extra_wrs;
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_query_limits, MRKIT);
@@ -356,6 +380,35 @@ out_unwind:
 	return ret;
 }
 
+/*
+ * @mr's MR was just deregistered: no key it ever had is valid.  If an I/O
+ * waits for that (the rkey fence on an error path), count it down, and
+ * queue the I/O for done() with the last.  Caller holds grow_lock.
+ */
+static void mrkit_fence_put(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	struct mrkit_io *io = mr->io;
+
+	if (!io)
+		return;
+	mr->io = NULL;
+	if (--io->fence_pending)
+		return;
+	llist_add(&io->fence_node, &pool->fence_done);
+}
+
+/* Run done() of the I/Os whose fence completed; without grow_lock. */
+static void mrkit_fence_deliver(struct mrkit_pool *pool)
+{
+	struct llist_node *list = llist_del_all(&pool->fence_done);
+	struct mrkit_io *io, *tmp;
+
+	llist_for_each_entry_safe(io, tmp, list, fence_node) {
+		io->state = MRKIT_IO_DONE;
+		mrkit_io_notify(io);	/* last access to io */
+	}
+}
+
 /* Deregister and replace retired descriptors; caller holds grow_lock. */
 static void mrkit_pool_replace(struct mrkit_pool *pool)
 {
@@ -369,6 +422,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 			ib_dereg_mr(mr->ibmr);
 			mr->ibmr = NULL;
 		}
+		mrkit_fence_put(pool, mr);
 		ibmr = mrkit_alloc_ibmr(pool);
 		if (IS_ERR(ibmr)) {
 			mrkit_pool_err(pool,
@@ -417,8 +471,15 @@ static void mrkit_pool_free(struct mrkit_pool *pool)
 	mrkit_free(pool);
 }
 
-/* A dead pool: free given-back descriptors, and the pool with the last. */
-static void mrkit_pool_reap(struct mrkit_pool *pool)
+/* Pools destroyed with descriptors out, freed by the reaper. */
+static LIST_HEAD(mrkit_dead_pools);
+static DEFINE_MUTEX(mrkit_dead_lock);
+
+/*
+ * A dead pool: free given-back descriptors; true when the last came back
+ * (the caller frees the pool).  Caller holds grow_lock.
+ */
+static bool mrkit_pool_reap(struct mrkit_pool *pool)
 {
 	struct llist_node *list = llist_del_all(&pool->retire_list);
 	struct mrkit_mr *mr, *tmp;
@@ -428,19 +489,38 @@ static void mrkit_pool_reap(struct mrkit_pool *pool)
 			mrkit_unindex_mr(pool, mr);
 			ib_dereg_mr(mr->ibmr);
 		}
+		mrkit_fence_put(pool, mr);
 		pool->descs[mr->idx] = NULL;
 		mrkit_mr_free(mr);
-		if (atomic_dec_and_test(&pool->outstanding)) {
-			ibdev_info(pool->dev,
-				   "mrkit pool %s: last outstanding descriptor returned; pool freed\n",
-				   pool->name);
-			mutex_unlock(&pool->grow_lock);
-			mrkit_pool_free(pool);
-			return;
-		}
+		pool->outstanding--;
 	}
-	mutex_unlock(&pool->grow_lock);
+	return !pool->outstanding;
 }
+
+static void mrkit_reaper(struct work_struct *work)
+{
+	struct mrkit_pool *pool, *tmp;
+	bool last;
+
+	mutex_lock(&mrkit_dead_lock);
+	list_for_each_entry_safe(pool, tmp, &mrkit_dead_pools, dead_node) {
+		mutex_lock(&pool->grow_lock);
+		last = mrkit_pool_reap(pool);
+		mutex_unlock(&pool->grow_lock);
+		mrkit_fence_deliver(pool);
+		if (!last)
+			continue;
+		list_del(&pool->dead_node);
+		ibdev_dbg(pool->dev,
+			  "mrkit pool %s: last outstanding descriptor returned; pool freed\n",
+			  pool->name);
+		mutex_destroy(&pool->grow_lock);
+		mrkit_pool_free(pool);
+	}
+	mutex_unlock(&mrkit_dead_lock);
+}
+
+static DECLARE_WORK(mrkit_reap_work, mrkit_reaper);
 
 static void mrkit_pool_work(struct work_struct *work)
 {
@@ -449,12 +529,12 @@ static void mrkit_pool_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&pool->grow_lock);
-	if (pool->dead) {
-		mrkit_pool_reap(pool);	/* unlocks, may free the pool */
-		return;
-	}
 	mrkit_pool_replace(pool);
-	if (READ_ONCE(pool->grow_pending)) {
+	/*
+	 * Cleared before growing: a getter that finds the pool empty while
+	 * this runs queues the work again rather than losing its request.
+	 */
+	if (xchg(&pool->grow_pending, false)) {
 		n = min(pool->depth, pool->max_depth - pool->nr_alloc);
 		ret = n ? mrkit_pool_add(pool, n) : 0;
 		if (ret) {
@@ -463,9 +543,9 @@ static void mrkit_pool_work(struct work_struct *work)
 			pool->grown += n;
 			trace_mrkit_pool_grow(pool, n);
 		}
-		WRITE_ONCE(pool->grow_pending, false);
 	}
 	mutex_unlock(&pool->grow_lock);
+	mrkit_fence_deliver(pool);
 	if (mrkit_head_top(atomic64_read(&pool->head)) != MRKIT_HEAD_NIL)
 		mrkit_pool_wake(pool);
 }
@@ -483,7 +563,8 @@ static void mrkit_pool_work(struct work_struct *work)
  * Context: process context; may sleep.
  * Return values: the pool, or an ERR_PTR():
  *   %-EINVAL - no name, a zero depth, a depth above %MRKIT_MAX_DEPTH or
- *	above @attr->max_depth, or more pages per MR than the device allows.
+ *	above @attr->max_depth, unknown flags, a NUMA node that is not
+ *	online, or more pages per MR than the device allows.
  *   %-EOPNOTSUPP - the device cannot do fast registration, or
  *	%MRKIT_POOL_INTEGRITY was asked for and it lacks integrity handover.
  *   %-ENOMEM, or the provider's error from MR allocation; nothing is
@@ -510,6 +591,18 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 				      "mrkit pool %s: bad depth %u / max_depth %u (1 <= depth <= max_depth <= %u)\n",
 				      name, attr->depth, attr->max_depth,
 				      MRKIT_MAX_DEPTH);
+		return ERR_PTR(-EINVAL);
+	}
+	if (attr->flags & ~MRKIT_POOL_FLAGS_ALL) {
+		ibdev_err_ratelimited(dev, "mrkit pool %s: unknown flags 0x%x\n",
+				      name, attr->flags & ~MRKIT_POOL_FLAGS_ALL);
+		return ERR_PTR(-EINVAL);
+	}
+	if (attr->node != NUMA_NO_NODE &&
+	    (attr->node < 0 || attr->node >= nr_node_ids ||
+	     !node_online(attr->node))) {
+		ibdev_err_ratelimited(dev, "mrkit pool %s: NUMA node %d is not online\n",
+				      name, attr->node);
 		return ERR_PTR(-EINVAL);
 	}
 	ret = mrkit_check_device(dev, name, attr->flags, attr->pages_per_mr,
@@ -549,6 +642,8 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	pool->flags = attr->flags;
 	init_llist_head(&pool->retire_list);
 	init_llist_head(&pool->orphan_list);
+	init_llist_head(&pool->fence_done);
+	INIT_LIST_HEAD(&pool->dead_node);
 	xa_init(&pool->rkeys);
 	pool->peer_remote_inv = mrkit_remote_inv_supported(dev);
 	mutex_init(&pool->grow_lock);
@@ -579,11 +674,14 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_create, MRKIT);
  * mrkit_pool_destroy - deregister a pool's descriptors and free it
  * @pool: the pool; may be an ERR_PTR or NULL, which is ignored
  *
- * Every MR of a free or retired descriptor is deregistered exactly once.
+ * Every MR of a free or retired descriptor is deregistered exactly once
+ * (parked ones too: call it after the QP is destroyed), and I/Os waiting
+ * for those deregistrations get their done() before this returns.
  * Descriptors still handed out are reported with their count and left
- * alone: the pool stays allocated until the last of them is put back,
- * which then deregisters and frees it.  The caller must not get from the
- * pool, nor race puts with this call.
+ * alone: the pool stays allocated until the last of them is put back;
+ * mrkit's reaper then deregisters and frees it.  The caller must not get
+ * from the pool, nor race puts with this call; puts after it may run
+ * concurrently with each other.
  *
  * Context: process context; may sleep.
  */
@@ -614,6 +712,7 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 			mrkit_unindex_mr(pool, mr);
 			ib_dereg_mr(mr->ibmr);
 		}
+		mrkit_fence_put(pool, mr);
 		pool->descs[i] = NULL;
 		mrkit_mr_free(mr);
 	}
@@ -622,13 +721,18 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 		ibdev_warn(pool->dev,
 			   "mrkit pool %s: destroyed with %u descriptor(s) still in use; they are freed when put back\n",
 			   pool->name, outstanding);
-		atomic_set(&pool->outstanding, outstanding);
+		pool->outstanding = outstanding;
+		mutex_lock(&mrkit_dead_lock);
+		list_add_tail(&pool->dead_node, &mrkit_dead_pools);
 		WRITE_ONCE(pool->dead, true);
+		mutex_unlock(&mrkit_dead_lock);
 		mutex_unlock(&pool->grow_lock);
+		mrkit_fence_deliver(pool);
 		wake_up_all(&pool->wait);
 		return;
 	}
 	mutex_unlock(&pool->grow_lock);
+	mrkit_fence_deliver(pool);
 	mutex_destroy(&pool->grow_lock);
 	mrkit_pool_free(pool);
 }
@@ -703,12 +807,15 @@ static int mrkit_mr_push_free(struct mrkit_pool *pool, struct mrkit_mr *mr)
 	return 0;
 }
 
+/*
+ * After mrkit_pool_destroy(): hand the descriptor to the reaper.  The
+ * llist_add() is the last access to the pool - the reaper may free it at
+ * once - so the work queued is the module's, not the pool's.
+ */
 static int mrkit_mr_put_dead(struct mrkit_mr *mr)
 {
-	struct mrkit_pool *pool = mr->pool;
-
-	llist_add(&mr->retire_node, &pool->retire_list);
-	queue_work(mrkit_wq, &pool->work);
+	llist_add(&mr->retire_node, &mr->pool->retire_list);
+	queue_work(mrkit_wq, &mrkit_reap_work);
 	return 0;
 }
 
@@ -733,15 +840,17 @@ int mrkit_mr_put(struct mrkit_mr *mr)
 	struct mrkit_pool *pool = mr->pool;
 	int st = atomic_read(&mr->state);
 
+again:
 	switch (st) {
 	case MRKIT_MR_RESERVED:
 	case MRKIT_MR_MAPPED:
-		if (atomic_cmpxchg(&mr->state, st, MRKIT_MR_FREE) != st)
-			break;
+		/* Lost to a flush marking it stale: put it as what it is now. */
+		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_FREE))
+			goto again;
 		return mrkit_mr_push_free(pool, mr);
 	case MRKIT_MR_STALE:
-		if (atomic_cmpxchg(&mr->state, st, MRKIT_MR_RETIRING) != st)
-			break;
+		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_RETIRING))
+			goto again;
 		if (unlikely(READ_ONCE(pool->dead)))
 			return mrkit_mr_put_dead(mr);
 		if (mr->orphan) {
@@ -798,7 +907,14 @@ int mrkit_mr_put_valid(struct mrkit_mr *mr)
  * reference descriptors whose completion mrkit cannot wait for; those are
  * parked.  Once the ULP has drained or destroyed the QP (so no WR can
  * reference them any more) it calls this, and they are deregistered and
- * replaced.  mrkit_pool_destroy() releases them too.
+ * replaced; I/Os waiting for them (the rkey fence) get their done() from
+ * the pool's work item after that.  mrkit_pool_destroy() releases them
+ * too.
+ *
+ * Parked descriptors are kept per pool, not per QP: a pool serves one
+ * connection's QP at a time (a reconnect drains the old QP before the
+ * new one posts).  A ULP that posts one pool's I/Os on several QPs at
+ * once must call this only when all of them are drained.
  *
  * Context: process context (after ib_drain_qp() or QP destruction).
  */

@@ -436,7 +436,7 @@ static int demo_submit(struct demo_queue *q, int tag, struct nvme_command *c,
 	r->send.send_flags = IB_SEND_SIGNALED;
 	r->busy = true;
 	if (sg)
-		ret = mrkit_io_post(&r->io, q->id->qp, &r->send);
+		ret = mrkit_io_post(&r->io, q->id->qp, &r->send, NULL);
 	else
 		ret = ib_post_send(q->id->qp, &r->send, NULL);
 	if (ret)

@@ -10,8 +10,8 @@
 #  4. mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
 #     and the NVMe/RDMA demo over rxe and siw, without target-side
 #     invalidation, and with the target's port removed mid-I/O
-#     (scripts/vm/run.sh), and the two-CPU pool benchmark with a tiny
-#     count
+#     (scripts/vm/run.sh), the two-CPU pool benchmark with a tiny
+#     count, and the two-CPU stress of the review's races
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -48,6 +48,8 @@ run "demo: target port removed with I/Os in flight (rxe)" scripts/vm/run.sh demo
 run "demo: target port removed with I/Os in flight (siw)" scripts/vm/run.sh demo siw portdown
 # make bench's contention variant with a tiny count, so it cannot rot.
 run "bench: W1 contention variant, 2 vCPUs (tiny count)" env BENCH_SMP_ITERS=2000 scripts/vm/run.sh bench
+# The review's races that need two CPUs, with SLUB poisoning on.
+run "stress: puts after destroy and growth on 2 vCPUs (slub_debug)" scripts/vm/run.sh stress
 
 passed=0
 failed=0

@@ -335,13 +335,17 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_map_pi, MRKIT);
  * @check_ret: ib_check_mr_status()'s return value
  * @res: filled in
  *
+ * A failed check, or a description whose interval is not a power of two
+ * in 512..4096 (the sector cannot be computed), decodes as
+ * %MRKIT_PI_UNKNOWN with the catch-all SCSI and NVMe codes.
+ *
  * Context: any.
  */
 void mrkit_pi_decode(const struct mrkit_pi *pi, const struct ib_mr_status *st,
 		     int check_ret, struct mrkit_pi_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	if (check_ret) {
+	if (check_ret || !mrkit_pi_interval_ok(pi->interval)) {
 		/* Unknown: report it as the SCSI midlayer's catch-all guard. */
 		res->type = MRKIT_PI_UNKNOWN;
 		res->scsi_asc = 0x10;

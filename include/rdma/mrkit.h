@@ -7,6 +7,7 @@
 #ifndef _RDMA_MRKIT_H
 #define _RDMA_MRKIT_H
 
+#include <linux/llist.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/signature.h>
@@ -35,6 +36,10 @@ enum mrkit_pool_flags {
 	MRKIT_POOL_INTEGRITY	= 1 << 1,
 	MRKIT_POOL_LAZY_INV	= 1 << 2,
 };
+
+/* Every pool flag this version knows; others are refused with -EINVAL. */
+#define MRKIT_POOL_FLAGS_ALL	(MRKIT_POOL_SG_GAPS | MRKIT_POOL_INTEGRITY | \
+				 MRKIT_POOL_LAZY_INV)
 
 /**
  * struct mrkit_pool_attr - what a pool is created from
@@ -106,7 +111,11 @@ struct mrkit_pool_stats {
  *	a virt_boundary so that only the head and tail are unaligned).
  * @extra_wrs: the ULP's own send WRs per I/O (SEND, RDMA READ/WRITE).
  * @pages_per_mr: as &mrkit_pool_attr.pages_per_mr.
- * @flags: as &mrkit_pool_attr.flags.
+ * @flags: as &mrkit_pool_attr.flags; include %MRKIT_POOL_LAZY_INV also
+ *	when a fenced pool's I/Os are ever released with %MRKIT_RELEASE_LAZY
+ *	(a lazily kept key costs a LOCAL_INV at the next registration).
+ * @map_flags: the &enum mrkit_map_flags the ULP maps with (%MRKIT_MAP_4K
+ *	changes the page count).
  */
 struct mrkit_io_shape {
 	u32	max_io_bytes;
@@ -114,6 +123,7 @@ struct mrkit_io_shape {
 	u32	extra_wrs;
 	u32	pages_per_mr;
 	u32	flags;
+	u32	map_flags;
 };
 
 /**
@@ -121,8 +131,13 @@ struct mrkit_io_shape {
  * @mr_type: the &enum ib_mr_type the pool will allocate.
  * @pages_per_mr: pages one descriptor maps.
  * @mrs_per_io: descriptors the largest I/O needs at worst.
- * @wrs_per_io: send-queue WRs the largest I/O needs at worst: one REG_MR
- *	and one LOCAL_INV per descriptor plus &mrkit_io_shape.extra_wrs.
+ * @wrs_per_io: send-queue slots the largest I/O occupies at worst at any
+ *	one time: per descriptor one REG_MR and one LOCAL_INV (or RDMA READ),
+ *	plus the LOCAL_INV of a lazily kept key in lazy pools, plus
+ *	&mrkit_io_shape.extra_wrs.  The LOCAL_INV chain mrkit posts from a
+ *	READ chain's completion reuses the READs' slots (the signaled last
+ *	READ completed, so every earlier WR of the I/O did).  A send queue of
+ *	(I/Os in flight) x @wrs_per_io never overflows.
  */
 struct mrkit_limits {
 	enum ib_mr_type	mr_type;
@@ -184,16 +199,24 @@ enum mrkit_map_flags {
 	MRKIT_MAP_IOVA_TAG	= 1 << 4,
 };
 
+/* Every map flag this version knows; others are refused with -EINVAL. */
+#define MRKIT_MAP_FLAGS_ALL	(MRKIT_MAP_DMA | MRKIT_MAP_NO_SPLIT | \
+				 MRKIT_MAP_4K | MRKIT_MAP_IOVA_ZERO | \
+				 MRKIT_MAP_IOVA_TAG)
+
 /**
  * struct mrkit_seg - one registered segment, as advertised to the peer
  * @addr: the iova the peer addresses
  * @length: bytes
  * @key: the rkey
+ * @lkey: the local key, for the ULP's own SGEs over the registered
+ *	buffer (iSER's immediate data and unsolicited Data-Out)
  */
 struct mrkit_seg {
 	u64	addr;
 	u32	length;
 	u32	key;
+	u32	lkey;
 };
 
 /* ---- signature (T10-PI) registrations ---- */
@@ -307,16 +330,25 @@ enum mrkit_release_flags {
 	MRKIT_RELEASE_LAZY	= 1 << 0,
 };
 
+#define MRKIT_RELEASE_FLAGS_ALL	MRKIT_RELEASE_LAZY
+
 struct mrkit_io;
 
 /**
  * typedef mrkit_io_done_t - an I/O's registrations are all invalid
  * @io: the I/O
- * @status: 0, or a negative errno when an invalidation failed (its
- *	descriptors are retired, never reused)
+ * @status: 0; -EILSEQ when mrkit found a PI error; or a negative errno
+ *	when a post or an invalidation failed (the descriptors involved are
+ *	retired, never reused)
  *
- * Runs in CQ completion context (or in the caller's context when nothing
- * had to be posted).  The memory the I/O registered may be reused now.
+ * Runs exactly once per posted I/O, and only when no peer can use any
+ * rkey the I/O exposed: each was invalidated by a completed LOCAL_INV or
+ * by the peer, or its MR was deregistered.  Normally from CQ completion
+ * context (or the caller's, when nothing had to be posted); after an
+ * error from the pool's work item in process context, once the retired
+ * MRs are deregistered - for descriptors parked by a failed post, only
+ * after mrkit_pool_qp_drained().  It must not call mrkit_pool_destroy().
+ * The memory the I/O registered may be reused now.
  */
 typedef void (*mrkit_io_done_t)(struct mrkit_io *io, int status);
 
@@ -330,13 +362,17 @@ struct mrkit_io {
 	/* private: */
 	struct mrkit_pool	*pool;
 	struct mrkit_mr		*mrs;
-	struct ib_qp		*qp;
+	union {
+		struct ib_qp		*qp;
+		struct llist_node	fence_node;	/* awaiting done() */
+	};
 	struct scatterlist	*sgl;
 	int			sg_nents;
 	u16			nr_mrs;
 	u8			dir;
 	u8			state;
 	bool			remote_inv_done;
+	u16			fence_pending;
 	struct mrkit_pi		pi;
 	struct mrkit_pi_result	pi_result;
 	u32			map_flags;
@@ -357,7 +393,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 		  unsigned int max);
 int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
-		  struct ib_send_wr *wr);
+		  struct ib_send_wr *wr, const struct ib_send_wr **bad_wr);
 int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 		       u32 rkey);
 int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp);

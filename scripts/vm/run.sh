@@ -10,6 +10,9 @@
 #   run.sh bench [iters]
 #                   W1's contention variant: mrkit_bench_smp on rxe with
 #                   get on vCPU 0 and put on vCPU 1 (multi-threaded TCG)
+#   run.sh stress   mrkit_stress_smp: the review's two-CPU races (puts
+#                   after destroy, growth under contention), booted with
+#                   slub_debug=FZPU so a write to freed memory is reported
 #   run.sh demo rxe|siw [noinv|plusnoinv|portdown]
 #                   the kernel's nvmet-rdma target on a RAM namespace and
 #                   the sample NVMe/RDMA initiator on mrkit, over rxe or
@@ -58,12 +61,14 @@ cp /bin/busybox "$root/bin/busybox"
 mods="ib_core crc-t10dif crct10dif_generic"
 [ "$scenario" = demo ] && mods="$mods rdma_cm configfs nvmet nvmet-rdma null_blk
 	dummy rdma_rxe crc32_generic crc32c_generic libcrc32c"
-[ "$scenario" = bench ] && mods="$mods dummy rdma_rxe crc32_generic crc32c_generic"
+{ [ "$scenario" = bench ] || [ "$scenario" = stress ]; } &&
+	mods="$mods dummy rdma_rxe crc32_generic crc32c_generic"
 # shellcheck disable=SC2086
 vm_add_mods "$root" $mods
 cp "$ko" "$root/lib/modules/$abi/extra/"
 [ "$scenario" = bench ] && cp "$proj/mrkit_bench_smp.ko" "$root/lib/modules/$abi/extra/"
-if [ "$scenario" = demo ] || [ "$scenario" = bench ]; then
+[ "$scenario" = stress ] && cp "$proj/mrkit_stress_smp.ko" "$root/lib/modules/$abi/extra/"
+if [ "$scenario" = demo ] || [ "$scenario" = bench ] || [ "$scenario" = stress ]; then
 	[ "$scenario" = demo ] && cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
 	[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
 	# The rdma tool (iproute2) and its libraries, to add the rxe/siw link.
@@ -77,10 +82,13 @@ vm_mkinitrd "$root" "$vm/initrd-$scenario.gz"
 log=$out/vm-$scenario-$transport$variant.log
 accel=tcg
 [ "$scenario" = bench ] && accel=tcg,thread=multi && log=$out/vm-bench.log
+extra=
+[ "$scenario" = stress ] && accel=tcg,thread=multi && log=$out/vm-stress.log &&
+	extra="slub_debug=FZPU mrkit_stress_rounds=${STRESS_ROUNDS:-500}"
 timeout 300 qemu-system-x86_64 -accel $accel -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
 	-initrd "$vm/initrd-$scenario.gz" \
-	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant mrkit_bench_iters=${BENCH_SMP_ITERS:-100000}" \
+	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant mrkit_bench_iters=${BENCH_SMP_ITERS:-100000} $extra" \
 	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
 make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true

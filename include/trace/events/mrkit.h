@@ -140,6 +140,8 @@ DEFINE_POOL_EVENT(create);
 DEFINE_POOL_EVENT(destroy);
 DEFINE_POOL_EVENT(grow);
 DEFINE_POOL_EVENT(exhausted);
+/* An I/O finished with @count retired descriptors: done() waits for their deregistration. */
+DEFINE_POOL_EVENT(fence);
 
 /*
  * Descriptor events
