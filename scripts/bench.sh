@@ -8,7 +8,12 @@
 #    and siw, W3 the full registration cycle on rxe (booted with
 #    ib_core.force_mr=1 for rdma_rw), memory and slab growth;
 #  - W1's contention variant in the qemu guest of make demo (Debian's
-#    kernel, 2 vCPUs): get on CPU 0, put on CPU 1.
+#    kernel, 2 vCPUs): get on CPU 0, put on CPU 1;
+#  - end to end, A/B: Debian's stock nvme-rdma.ko against the kernel's
+#    nvme-rdma converted to mrkit, in one guest boot per transport (rxe,
+#    siw), interleaved stock, mrkit, stock, mrkit, against nvmet-rdma: fio
+#    sequential 1 MiB read and write, 4 KiB random read, iodepth 32
+#    (NVME_AB_SECS seconds each, default 10).
 # Prints a table and the goals as met / not met; writes .check/bench.csv.
 set -euo pipefail
 
@@ -97,3 +102,13 @@ print(f"  memory <= 128 bytes per descriptor:                {met(mk[1] if mk el
 print(f"  slab growth linear (n/10 -> n pools):              {slabgoal}")
 print(f"csv: {csv}")
 PY
+
+echo
+echo "nvme-rdma A/B: stock nvme-rdma.ko vs nvme-rdma on mrkit, one boot per transport, interleaved"
+echo "(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one driver's runs, %)"
+ab=0
+for t in rxe siw; do
+	"$proj/scripts/vm/ulp.sh" nvme "$t" bench > "$out/bench-nvme-$t.out" 2>&1 || ab=1
+	grep -E '^(AB |nvme-report|ulp: nvme over)' "$out/bench-nvme-$t.out" || true
+done
+[ $ab = 0 ] || { echo "bench: nvme-rdma A/B failed (see .check/bench-nvme-*.out)"; exit 1; }

@@ -405,7 +405,8 @@ def apply(src, edits, out_path, loc):
         ul = text[s:e].count("\n")
         rng = f"upstream lines {src.line_of(s)}-{src.line_of(s) + ul - 1} ({ul} lines)" if ul \
             else f"at upstream line {src.line_of(s)}"
-        print(f"splice: {os.path.basename(out_path)}: {desc}: {rng} -> {new.count(chr(10))} lines")
+        code = f" [code lines {code_lines(text[s:e])} -> {code_lines(new)}]" if loc else ""
+        print(f"splice: {os.path.basename(out_path)}: {desc}: {rng} -> {new.count(chr(10))} lines{code}")
     pieces.append(text[pos:])
     with open(out_path, "w", encoding="utf-8") as f:
         f.write("".join(pieces))

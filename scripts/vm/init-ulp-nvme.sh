@@ -75,14 +75,44 @@ nvme_disconnect() {
 	ulp_wait 300 no_ctrl || fail "controller not gone"
 }
 
-# MRs still registered on the RDMA device once everything is idle.
+# The host's MRs (restrack names them after the host's PD: nvme_rdma, for
+# both drivers) still registered once the controller is gone.
+host_mrs() { rdma res show mr | grep -c 'comm \[nvme_rdma\]'; }
 mrs_left() {
-	ulp_wait 50 test "$(rdma res show mr | grep -c mrn)" = 0
-	rdma res show mr | grep -c mrn
+	ulp_wait 50 test "$(host_mrs)" = 0
+	host_mrs
 }
 
 # MiB written through the controller's path devices (the multipath head
 # keeps no statistics).
+# mrkit's tracepoints over a fault: descriptors retired (a flushed or
+# failed REG_MR/LOCAL_INV) and replaced, failed posts, and the pools
+# destroyed with the descriptors they still had out.
+T=/sys/kernel/tracing
+trace_on() {
+	echo > $T/trace
+	for e in mrkit_mr_stale mrkit_mr_replaced mrkit_pool_destroy mrkit_post_err; do
+		echo 1 > $T/events/mrkit/$e/enable
+	done
+}
+trace_off() {
+	echo 0 > $T/events/mrkit/enable
+	TRACED="retired=$(grep -c 'mrkit_mr_stale:' $T/trace)"
+	TRACED="$TRACED replaced=$(grep -c 'mrkit_mr_replaced:' $T/trace)"
+	TRACED="$TRACED post_errors=$(grep -c 'mrkit_post_err:' $T/trace)"
+	TRACED="$TRACED pools_destroyed=$(grep -c 'mrkit_pool_destroy:' $T/trace)"
+	TRACED="$TRACED out_at_destroy=$(sed -n 's/.*mrkit_pool_destroy:.* count=\([0-9]*\).*/\1/p' $T/trace |
+		awk '{ s += $1 } END { print s + 0 }')"
+}
+
+# mrkit's counters summed over the live pools (debugfs).
+pools() {
+	POOLS=
+	for f in in_use stale stale_replaced remote_inv local_inv bogus_inv exhausted; do
+		POOLS="$POOLS $f=$(ulp_mrkit_stat $f)"
+	done
+}
+
 written_mib() { cat /sys/block/nvme*/stat | awk '{ s += $7 } END { print int(s / 2048) }'; }
 wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
 reconnects() { dmesg | grep -c 'Successfully reconnected'; }
@@ -104,6 +134,8 @@ run_verify() {	# driver MiB-per-job
 	ulp_fio "verify-$t-$1" $(verify_args "$2") --do_verify=1
 	# shellcheck disable=SC2046
 	ulp_fio "readback-$t-$1" $(verify_args "$2") --verify_only=1
+	pools
+	say "NVME note: verify ($1, $t) pools:$POOLS"
 	nvme_disconnect
 	rmmod nvme_rdma || fail "rmmod nvme_rdma ($1)"
 }
@@ -114,12 +146,14 @@ run_fault() {	# driver fault MiB-per-job
 	nvme_connect "$1"
 	r0=$(reconnects)
 	s0=$(ulp_splats)
+	trace_on
 	l0=$(ulp_mrkit_leaks)
 	# shellcheck disable=SC2046
 	ulp_fio "fault-$t-$2-$1" $(verify_args "$3") --do_verify=1 \
 		--verify_backlog=32 --continue_on_error=all &
 	pid=$!
 	ulp_wait 600 wrote_some $(($3 / 4 + 1)) || say "NVME note: little progress before the fault"
+	at=$(written_mib)
 	case $2 in
 	portcycle)
 		rm $P
@@ -140,9 +174,15 @@ run_fault() {	# driver fault MiB-per-job
 		ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3") --verify_only=1
 	fi
 	rc=$(reconnects)
+	pools
+	say "NVME note: $2 ($1, $t) injected after $at MiB written; pools before teardown:$POOLS"
 	nvme_disconnect
 	rmmod nvme_rdma || fail "rmmod nvme_rdma after $2 ($1)"
 	left=$(mrs_left)
+	trace_off
+	say "NVME note: $2 ($1, $t) mrkit trace: $TRACED"
+	[ "$left" = 0 ] || rdma res show mr | grep 'comm \[nvme_rdma\]' |
+		head -n 3 | sed 's/^/MRKIT-VM   left: /'
 	l1=$(ulp_mrkit_leaks)
 	say "NVME fault $t $2 $1 reconnects=$((rc - r0)) leaks=$((l1 - l0 + left)) splats=$(($(ulp_splats) - s0))"
 }

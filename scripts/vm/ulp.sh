@@ -54,26 +54,40 @@ start=$(date +%s)
 
 # mrkit.ko from the last commit (MRKIT_WORKTREE=1: from the working tree,
 # tracked and new files), built outside the checkout so that builds there
-# (make check, static.sh) cannot interfere.
-rm -rf "$work/mrkit"
-mkdir -p "$work/mrkit"
-if [ "${MRKIT_WORKTREE:-0}" = 1 ]; then
-	(cd "$proj" && git ls-files -co --exclude-standard -z |
-		xargs -0 cp --parents -t "$work/mrkit")
-else
-	git -C "$proj" archive HEAD | tar -x -C "$work/mrkit"
-fi
-nice -n 10 make -s -C "$kdir" M="$work/mrkit" CONFIG_MRKIT=m modules \
-	>"$out/ulp-$ulp-build.log" 2>&1 || { cat "$out/ulp-$ulp-build.log"; exit 1; }
-symvers=$work/mrkit/Module.symvers
-
-# The converted ULP module(s).
+# (make check, static.sh) cannot interfere; then the converted ULP.  Both
+# are reused while none of their inputs changed.
 tree=$("$proj/scripts/prep-tree.sh")
 splice=$proj/scripts/ulp/splice.py
-rm -rf "$work/build"
-mkdir -p "$work/build"
-ulp_build "$work/build" >>"$out/ulp-$ulp-build.log" 2>&1 ||
-	{ cat "$out/ulp-$ulp-build.log"; exit 1; }
+symvers=$work/mrkit/Module.symvers
+rm -rf "$work/mrkit.src"
+mkdir -p "$work/mrkit.src"
+if [ "${MRKIT_WORKTREE:-0}" = 1 ]; then
+	(cd "$proj" && git ls-files -co --exclude-standard -z |
+		xargs -0 cp --parents -t "$work/mrkit.src")
+else
+	git -C "$proj" archive HEAD | tar -x -C "$work/mrkit.src"
+fi
+stamp=$( { (cd "$work/mrkit.src" && find . -type f -print0 | sort -z |
+	    xargs -0 sha256sum)
+	  find "$proj/ulp" "$proj/scripts/ulp" -type f -print0 2>/dev/null |
+		sort -z | xargs -0 sha256sum
+	  echo "$kdir $tree"; } | sha256sum | cut -c1-32)
+if [ -f "$work/stamp" ] && [ "$(cat "$work/stamp")" = "$stamp" ] &&
+   [ -f "$work/build.log" ] && [ -f "$symvers" ]; then
+	cp "$work/build.log" "$out/ulp-$ulp-build.log"
+	echo "ulp: mrkit and $ulp unchanged since the last build: reusing it"
+	rm -rf "$work/mrkit.src"
+else
+	rm -rf "$work/mrkit" "$work/build" "$work/stamp"
+	mv "$work/mrkit.src" "$work/mrkit"
+	nice -n 10 make -s -C "$kdir" M="$work/mrkit" CONFIG_MRKIT=m modules \
+		>"$out/ulp-$ulp-build.log" 2>&1 || { cat "$out/ulp-$ulp-build.log"; exit 1; }
+	mkdir -p "$work/build"
+	ulp_build "$work/build" >>"$out/ulp-$ulp-build.log" 2>&1 ||
+		{ cat "$out/ulp-$ulp-build.log"; exit 1; }
+	cp "$out/ulp-$ulp-build.log" "$work/build.log"
+	echo "$stamp" > "$work/stamp"
+fi
 grep '^splice: ' "$out/ulp-$ulp-build.log" | grep -v sha256 || true
 if [ "${ULP_BUILD_ONLY:-0}" = 1 ]; then
 	echo "ulp: $ulp built in $work/build (ULP_BUILD_ONLY=1: no boot)"
