@@ -16,11 +16,13 @@
 #                       pool was destroyed, plus in_use and stale of the
 #                       pools alive now
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
+# Every helper keeps its variables local: callers loop over their own.
 
 # Console: only crit and above, so that fio's JSON stays in one piece.
 echo 3 > /proc/sys/kernel/printk
 
 ulp_fabric() {
+	local m
 	for m in crc32_generic crc32c_generic crct10dif_generic configfs \
 		 dummy rdma_cm rdma_ucm; do
 		modprobe $m || fail "modprobe $m"
@@ -41,6 +43,7 @@ ulp_fabric() {
 }
 
 ulp_fio_mount() {
+	local m
 	for m in virtio_pci 9pnet_virtio 9p; do
 		modprobe $m || fail "modprobe $m"
 	done
@@ -50,7 +53,7 @@ ulp_fio_mount() {
 }
 
 ulp_fio() {
-	n=$1
+	local n=$1
 	shift
 	/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/fio \
 		--output-format=json --output=/tmp/fio-$n.json "$@" \
@@ -68,7 +71,7 @@ ulp_fio() {
 }
 
 ulp_wait() {
-	w=$1
+	local w=$1
 	shift
 	while ! "$@"; do
 		w=$((w - 1))
@@ -87,6 +90,7 @@ ulp_mrkit_stat() {
 }
 
 ulp_mrkit_leaks() {
+	local d
 	d=$(dmesg | sed -n 's/.*destroyed with \([0-9]*\) descriptor.*/\1/p' |
 		awk '{ s += $1 } END { print s + 0 }')
 	echo $((d + $(ulp_mrkit_stat in_use) + $(ulp_mrkit_stat stale)))

@@ -9,7 +9,7 @@
 #                     the target's port removed and re-added under load
 #   mrkit_mode=demo   mrkit driver: 256 MiB verify run and read-back; then,
 #                     for both drivers, the port fault and the controller
-#                     deleted under load
+#                     deleted under load (fio verify running)
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit driver
 #                     interleaved (stock, mrkit, stock, mrkit)
 # Facts go to the console as "MRKIT-VM NVME ..." lines and fio's JSON;
@@ -52,6 +52,7 @@ drv_load() {
 }
 
 find_dev() {
+	local b
 	for b in /sys/block/nvme*n1; do
 		[ -e "$b" ] || continue
 		DEV=/dev/${b##*/}
@@ -69,6 +70,7 @@ nvme_connect() {
 }
 
 nvme_disconnect() {
+	local c
 	for c in /sys/class/nvme/nvme*; do
 		[ -e "$c/delete_controller" ] && echo 1 > "$c/delete_controller"
 	done
@@ -90,6 +92,7 @@ mrs_left() {
 # destroyed with the descriptors they still had out.
 T=/sys/kernel/tracing
 trace_on() {
+	local e
 	echo > $T/trace
 	for e in mrkit_mr_stale mrkit_mr_replaced mrkit_pool_destroy mrkit_post_err; do
 		echo 1 > $T/events/mrkit/$e/enable
@@ -107,6 +110,7 @@ trace_off() {
 
 # mrkit's counters summed over the live pools (debugfs).
 pools() {
+	local f
 	POOLS=
 	for f in in_use stale stale_replaced remote_inv local_inv bogus_inv exhausted; do
 		POOLS="$POOLS $f=$(ulp_mrkit_stat $f)"
@@ -142,6 +146,7 @@ run_verify() {	# driver MiB-per-job
 
 # A fault under load: fio writes with verification running behind it.
 run_fault() {	# driver fault MiB-per-job
+	local r0 s0 l0 l1 pid at rc left c
 	drv_load "$1"
 	nvme_connect "$1"
 	r0=$(reconnects)
@@ -189,6 +194,7 @@ run_fault() {	# driver fault MiB-per-job
 
 # A/B: sequential 1 MiB write and read, 4 KiB random read, iodepth 32.
 run_ab() {	# driver round seconds
+	local common
 	drv_load "$1"
 	nvme_connect "$1"
 	common="--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=$3 --size=256m"
@@ -210,7 +216,6 @@ check)
 	;;
 demo)
 	run_verify mrkit 128
-	run_verify stock 128
 	for f in portcycle ctrldelete; do
 		for d in stock mrkit; do
 			run_fault $d $f 32

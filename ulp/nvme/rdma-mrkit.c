@@ -259,7 +259,10 @@ static void nvme_rdma_fence_done(struct mrkit_io *io, int status)
 	nvme_rdma_fence_passed(req);
 }
 
-/* Invalidate what the peer did not: done() ends the fence. */
+/*
+ * Invalidate what the peer did not: done() ends the fence.  When mrkit has
+ * nothing left to invalidate, its descriptors (if any) go back here.
+ */
 static void nvme_rdma_inv_rkey(struct nvme_rdma_queue *queue,
 			       struct nvme_rdma_request *req)
 {
@@ -267,6 +270,7 @@ static void nvme_rdma_inv_rkey(struct nvme_rdma_queue *queue,
 		req->inv_started = true;
 		return;
 	}
+	mrkit_io_release(&req->mio, 0);
 	nvme_rdma_fence_passed(req);
 }
 
