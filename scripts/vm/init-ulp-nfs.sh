@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest /init of "ulp.sh nfs": the kernel's NFS server (knfsd) exporting a
 # tmpfs, listening for RPC-over-RDMA on 10.99.0.1:20049, and the kernel's
-# NFS client mounting it with proto=rdma (NFSv4.1 and 4.2, rsize/wsize
-# 1 MiB) through rpcrdma.ko: Debian's stock module or the one whose
-# frwr_ops.c is mrkit (/ulp/rpcrdma.ko).  rpcrdma.ko also holds the server
+# NFS client mounting it with proto=rdma (NFSv4.2, and 4.1 for the
+# read-back after an umount; rsize/wsize 1 MiB) through rpcrdma.ko:
+# Debian's stock module or the one whose frwr_ops.c is mrkit
+# (/ulp/rpcrdma.ko).  rpcrdma.ko also holds the server
 # side (svcrdma, upstream code in both builds), so a switch restarts nfsd.
 # No nfs-utils: the export cache is fed through /proc/net/rpc/*/channel and
 # busybox mount passes the options to the kernel.  fio (over 9p) works on
@@ -29,6 +30,7 @@ MNT=/mnt/nfs
 EXP=/export
 BSSPLIT=4k/30:16k/20:64k/15:256k/20:1m/15
 
+echo 1 > /proc/sys/kernel/sysrq
 ulp_fabric "$t"
 for m in nfsd nfsv4 sunrpc; do
 	modprobe $m || fail "modprobe $m"
@@ -39,24 +41,27 @@ mount -t tmpfs -o size=900m tmpfs $EXP || fail "tmpfs"
 ulp_fio_mount
 modprobe mrkit || fail "modprobe mrkit"
 
-# knfsd: NFSv4 only (v3 needs rpcbind and lockd), short lease and grace so
-# that a restart's reclaim finishes quickly.
-nfsd_start() {
-	echo "rdma 20049" > /proc/fs/nfsd/portlist || fail "nfsd rdma listener"
-	echo 4 > /proc/fs/nfsd/threads || fail "nfsd threads"
-}
-nfsd_stop() { echo 0 > /proc/fs/nfsd/threads; }
-echo "-2 -3 +4 +4.1 +4.2" > /proc/fs/nfsd/versions || fail "nfsd versions"
-echo 1048576 > /proc/fs/nfsd/max_block_size || fail "nfsd max_block_size"
-echo 10 > /proc/fs/nfsd/nfsv4leasetime
-echo 10 > /proc/fs/nfsd/nfsv4gracetime
-
+# The export cache (no mountd): the client, the fsid 0 root, the export.
+# nfsd forgets it when its last thread stops.
 export_cache() {
 	E=2147483647
 	printf "nfsd $IP $E mrkitdom\n" > /proc/net/rpc/auth.unix.ip/channel
 	printf 'mrkitdom 1 \\x00000000 %s %s\n' $E $EXP > /proc/net/rpc/nfsd.fh/channel
 	printf "mrkitdom $EXP $E 9218 65534 65534 0\n" > /proc/net/rpc/nfsd.export/channel
 }
+
+# knfsd: NFSv4 only (v3 needs rpcbind and lockd), short lease and grace so
+# that a restart's reclaim finishes quickly.
+nfsd_start() {
+	echo "rdma 20049" > /proc/fs/nfsd/portlist || fail "nfsd rdma listener"
+	echo 4 > /proc/fs/nfsd/threads || fail "nfsd threads"
+	export_cache
+}
+nfsd_stop() { echo 0 > /proc/fs/nfsd/threads; }
+echo "-2 -3 +4 +4.1 +4.2" > /proc/fs/nfsd/versions || fail "nfsd versions"
+echo 1048576 > /proc/fs/nfsd/max_block_size || fail "nfsd max_block_size"
+echo 10 > /proc/fs/nfsd/nfsv4leasetime
+echo 10 > /proc/fs/nfsd/nfsv4gracetime
 
 drv_load() {	# stock|mrkit: (re)load rpcrdma and start nfsd on it
 	if [ "$1" = stock ]; then
@@ -65,7 +70,6 @@ drv_load() {	# stock|mrkit: (re)load rpcrdma and start nfsd on it
 		insmod /ulp/rpcrdma.ko || fail "insmod /ulp/rpcrdma.ko"
 	fi
 	nfsd_start
-	export_cache
 	echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null
 }
 
@@ -74,8 +78,8 @@ drv_unload() {
 	ulp_wait 300 rmmod rpcrdma || fail "rmmod rpcrdma ($1)"
 }
 
-nfs_mount() {
-	ulp_wait 100 mount -t nfs4 -o vers=$vers,proto=rdma,port=20049,rsize=1048576,wsize=1048576,timeo=100 \
+nfs_mount() {	# driver [NFS version]
+	ulp_wait 100 mount -t nfs4 -o vers=${2:-$vers},proto=rdma,port=20049,rsize=1048576,wsize=1048576,timeo=100 \
 		$IP:/ $MNT || fail "mount ($1)"
 	grep -q " $MNT nfs4 .*proto=rdma" /proc/mounts || fail "not an RDMA mount ($1)"
 }
@@ -134,13 +138,31 @@ run_verify() {	# driver MiB-per-job
 	say "NFS inv $t $1 remote=$(pool_sum remote_inv) local=$(pool_sum local_inv) stale=$(pool_sum stale_replaced)"
 }
 
+# Wait for a background fio at most $2 seconds; past that, show the
+# blocked tasks and the kernel's last words, and kill it.
+wait_fio() {	# pid seconds
+	n=$(($2 * 10))
+	while kill -0 "$1" 2>/dev/null; do
+		n=$((n - 1))
+		if [ $n -le 0 ]; then
+			say "NFS note: fio still running after $2 s; blocked tasks:"
+			echo w > /proc/sysrq-trigger
+			dmesg | tail -n 80 | sed 's/^/MRKIT-VM   /'
+			kill -9 "$1"
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$1"
+}
+
 # A fault under load; fio writes with verification running behind it.
 run_fault() {	# driver fault MiB-per-job
 	drv_load "$1"
-	nfs_mount "$1"
 	s0=$(ulp_splats)
 	l0=$(ulp_mrkit_leaks)
 	p0=$(pool_sum in_use)
+	nfs_mount "$1"
 	case $2 in
 	nfsdrestart)
 		# shellcheck disable=SC2046
@@ -148,10 +170,12 @@ run_fault() {	# driver fault MiB-per-job
 			--verify_backlog=16 &
 		pid=$!
 		sleep 3
+		say "NFS note: nfsd threads to 0"
 		nfsd_stop
 		sleep 2
 		nfsd_start
-		wait $pid
+		say "NFS note: nfsd back"
+		wait_fio $pid 300
 		c=$(connects)
 		# Everything written must read back after the reconnect.
 		# shellcheck disable=SC2046
@@ -162,7 +186,8 @@ run_fault() {	# driver fault MiB-per-job
 		ulp_fio "fault-$t-$2-$1" $(verify_args "$3" 1 ft) --do_verify=0
 		c=$(connects)
 		umount $MNT || fail "umount right after I/O ($1)"
-		nfs_mount "$1"
+		nfs_mount "$1" 4.1
+		say "NFS mount $t $1 $(grep " $MNT " /proc/mounts | cut -d' ' -f4)"
 		# shellcheck disable=SC2046
 		ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3" 1 ft) --verify_only=1
 		;;

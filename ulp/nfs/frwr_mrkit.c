@@ -71,8 +71,6 @@ enum {
 	FRWR_MK_WRITE_OR_REPLY = 1,
 };
 
-/* Set once a REG_MR-only post has been accepted (see frwr_wp_create). */
-static bool frwr_mk_regs_alone;
 static atomic_t frwr_mk_pool_ids = ATOMIC_INIT(0);
 
 static struct ib_qp *frwr_mk_qp(struct rpcrdma_xprt *r_xprt)
@@ -398,7 +396,6 @@ static int frwr_mk_chunk_map(struct rpcrdma_xprt *r_xprt,
 			     bool writing, __be32 xid)
 {
 	struct rpcrdma_ep *ep = r_xprt->rx_ep;
-	struct rpcrdma_mkchunk *other;
 	int i, n;
 
 	/* Left over from an earlier transmission of this RPC. */
@@ -412,13 +409,6 @@ static int frwr_mk_chunk_map(struct rpcrdma_xprt *r_xprt,
 				frwr_mk_unbind(mr);
 				rpcrdma_mr_push(mr, &req->rl_free_mrs);
 			}
-	}
-	other = &req->rl_mkc[writing ? FRWR_MK_READ_LIST :
-				       FRWR_MK_WRITE_OR_REPLY];
-	if (other->mc_state == FRWR_MK_MAPPED && !frwr_mk_regs_alone) {
-		/* Two chunks need a REG_MR-only post: see frwr_send(). */
-		pr_warn_ratelimited("rpcrdma: a call with both a Read list and a Write/Reply chunk needs mrkit_io_post(io, qp, NULL)\n");
-		return -EIO;
 	}
 	if (nsegs <= 0 || nsegs > RPCRDMA_MAX_SEGS)
 		return -EIO;
@@ -507,7 +497,9 @@ struct rpcrdma_mr_seg *frwr_map(struct rpcrdma_xprt *r_xprt,
  * @req: prepared RPC Call
  *
  * Each chunk mapped for this Call posts its REG_MRs ahead of the Send on
- * the same send queue (mrkit_io_post()).  The Send is signaled as before:
+ * the same send queue (mrkit_io_post(); with a Read list and a Write or
+ * Reply chunk, the first goes alone, the second with the Send, whose
+ * completion implies both).  The Send is signaled as before:
  * when it unmaps pages or the unsignaled WRs since the last signal
  * outgrow the batch.
  *
@@ -644,9 +636,7 @@ void frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
  *
  * XDR_UNIT bytes in the endpoint that the server may write the pad of an
  * unaligned Write chunk into, registered once per connection with a
- * zero XID tag.  Its REG_MR goes out alone (no Send follows), which needs
- * mrkit_io_post() to accept a NULL WR; until mrkit does, the pad stays
- * mapped but unposted (see /tmp/team/api-requests.md, issue K).
+ * zero XID tag.
  *
  * Return 0 on success, negative errno on failure.
  */
@@ -677,11 +667,6 @@ int frwr_wp_create(struct rpcrdma_xprt *r_xprt)
 	mr->mr_nents = 1;
 	mr->mr_dir = DMA_FROM_DEVICE;
 
-	ret = mrkit_io_post(io, frwr_mk_qp(r_xprt), NULL, NULL);
-	if (ret == -EINVAL) {
-		pr_info_once("rpcrdma: mrkit cannot post a REG_MR alone: write pad not registered\n");
-		return 0;
-	}
-	WRITE_ONCE(frwr_mk_regs_alone, !ret);
-	return ret;
+	/* No Send follows: the REG_MR goes alone, ahead of the next Send. */
+	return mrkit_io_post(io, frwr_mk_qp(r_xprt), NULL, NULL);
 }
