@@ -73,8 +73,7 @@
 #include "mrkit_priv.h"
 #include <trace/events/mrkit.h>
 
-static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
-			    bool notify);
+static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained);
 static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
 
 /*
@@ -168,8 +167,7 @@ static void mrkit_wc_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!io)
 		return;
 	mrkit_wc_inv(cq, wc);
-	mrkit_io_finish(io, wc->status == IB_WC_SUCCESS ? 0 : -EIO, true,
-			true);
+	mrkit_io_finish(io, wc->status == IB_WC_SUCCESS ? 0 : -EIO, true);
 }
 
 /* The last READ of a non-iWARP READ chain: now invalidate the sinks. */
@@ -185,7 +183,7 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "RDMA READ into descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
-		mrkit_io_finish(io, -EIO, true, true);
+		mrkit_io_finish(io, -EIO, true);
 		return;
 	}
 	mrkit_io_post_inv(io, io->qp);
@@ -249,22 +247,21 @@ void mrkit_io_notify(struct mrkit_io *io)
 
 /*
  * Every descriptor of @io goes back to the pool, the DMA mapping mrkit
- * made is undone, and only then is the ULP told (if @notify).  A STALE
+ * made is undone, and only then is the ULP told.  A STALE
  * descriptor's key may still be valid at the device until its MR is
  * deregistered: with any, the I/O waits in FENCING and the pool's work
  * item tells the ULP after the last deregistration (mrkit_io_put_all()
  * leaves those descriptors pointing at the I/O; nothing here touches the
  * I/O after the first of them is given back).
  */
-static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
-			    bool notify)
+static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained)
 {
 	struct mrkit_mr *mr;
 	u16 fenced = 0;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		mrkit_io_settle_one(mr, status, drained);
-		if (notify && mrkit_mr_state(mr) == MRKIT_MR_STALE)
+		if (mrkit_mr_state(mr) == MRKIT_MR_STALE)
 			fenced++;
 		else
 			mr->io = NULL;
@@ -276,7 +273,7 @@ static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained,
 	if (fenced)
 		trace_mrkit_pool_fence(io->pool, fenced);
 	mrkit_io_put_all(io, fenced ? MRKIT_IO_FENCING : MRKIT_IO_DONE);
-	if (notify && !fenced)
+	if (!fenced)
 		mrkit_io_notify(io);
 }
 
@@ -670,7 +667,7 @@ out_failed:
 		mr->orphan = true;
 		mrkit_mr_mark_stale(mr);
 	}
-	mrkit_io_finish(io, ret, false, true);
+	mrkit_io_finish(io, ret, false);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
@@ -710,7 +707,7 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	}
 	io->nr_wrs = count;
 	if (!last) {
-		mrkit_io_finish(io, 0, true, true);
+		mrkit_io_finish(io, 0, true);
 		return 0;
 	}
 	mrkit_build_inv(last, true);
@@ -735,7 +732,7 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 			mrkit_mr_mark_stale(mr);
 		}
 	}
-	mrkit_io_finish(io, ret, false, true);
+	mrkit_io_finish(io, ret, false);
 	return 0;
 }
 

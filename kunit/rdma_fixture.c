@@ -519,6 +519,11 @@ static void mrk_pair_res_free(struct kunit_resource *res)
 	kfree(pair);
 }
 
+static struct mrk_pair *mrk_pair_create_full(struct kunit *test,
+					     enum mrk_kind kind,
+					     struct ib_pd *local_pd,
+					     u32 max_send_wr);
+
 /**
  * mrk_pair_create - a connected RC pair on the rxe or siw device
  * @test: the test; the pair is torn down when it ends
@@ -526,11 +531,6 @@ static void mrk_pair_res_free(struct kunit_resource *res)
  *
  * Return: the pair; the test is aborted if it cannot be made.
  */
-static struct mrk_pair *mrk_pair_create_full(struct kunit *test,
-					     enum mrk_kind kind,
-					     struct ib_pd *local_pd,
-					     u32 max_send_wr);
-
 struct mrk_pair *mrk_pair_create(struct kunit *test, enum mrk_kind kind)
 {
 	return mrk_pair_create_pd(test, kind, NULL);

@@ -254,13 +254,15 @@ static void reminv_fuzz_test(struct kunit *test)
 	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 40, 8);
 	struct mrkit_pool_stats before, after;
-	struct mrkit_seg segs[8][8];
+	struct mrkit_seg (*segs)[8];
 	struct test_io *t;
 	struct rnd_state rnd;
 	unsigned int i, j, k, false_match = 0, hits = 0;
 
 	t = kunit_kcalloc(test, 8, sizeof(*t), GFP_KERNEL);
+	segs = kunit_kcalloc(test, 8, sizeof(*segs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, segs);
 	for (i = 0; i < 8; i++)
 		KUNIT_ASSERT_EQ(test, fake_io_post(test, fdev, pool, &t[i],
 						   0x1000000 * (i + 1), 32,

@@ -533,6 +533,12 @@ static void review_sq_sizing_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
 	KUNIT_EXPECT_EQ(test, lim.mrs_per_io, 9U);
 	KUNIT_EXPECT_EQ(test, lim.wrs_per_io, 19U);
+	KUNIT_EXPECT_EQ(test, lim.max_pages_per_mr, 32U);
+	shape.pages_per_mr = 4;
+	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
+	KUNIT_EXPECT_EQ(test, lim.pages_per_mr, 4U);
+	KUNIT_EXPECT_EQ(test, lim.max_pages_per_mr, 32U);
+	shape.pages_per_mr = 0;
 	shape.flags = MRKIT_POOL_LAZY_INV;
 	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
 	KUNIT_EXPECT_EQ(test, lim.wrs_per_io, 28U);

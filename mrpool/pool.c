@@ -57,8 +57,9 @@
  * and the fields they write (@nr_alloc, @descs slots, @grown,
  * @stale_replaced, @outstanding), and the fence counts of FENCING I/Os.
  * mrkit_dead_lock: the list of dead pools; a dead pool is freed only by
- * the reaper holding it.  Counters read by mrkit_pool_stats() are
- * snapshots.
+ * the reaper holding it.  Lock order: mrkit_dead_lock, then a pool's
+ * @grow_lock (destroy never holds both).  Counters read by
+ * mrkit_pool_stats() are snapshots.
  */
 
 #include <linux/module.h>
@@ -300,6 +301,9 @@ int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape
 	if (ret)
 		return ret;
 
+	lim->max_pages_per_mr = (shape->flags & MRKIT_POOL_INTEGRITY) ?
+				dev->attrs.max_pi_fast_reg_page_list_len :
+				dev->attrs.max_fast_reg_page_list_len;
 	pages = DIV_ROUND_UP(shape->max_io_bytes, psize) + 1;
 	lim->mrs_per_io = DIV_ROUND_UP(pages, lim->pages_per_mr);
 	if (lim->mr_type != IB_MR_TYPE_SG_GAPS)
@@ -397,16 +401,20 @@ static void mrkit_fence_put(struct mrkit_pool *pool, struct mrkit_mr *mr)
 	llist_add(&io->fence_node, &pool->fence_done);
 }
 
-/* Run done() of the I/Os whose fence completed; without grow_lock. */
-static void mrkit_fence_deliver(struct mrkit_pool *pool)
+/* Run done() of the I/Os on @list (fence_node links); no lock held. */
+static void mrkit_fence_deliver_list(struct llist_node *list)
 {
-	struct llist_node *list = llist_del_all(&pool->fence_done);
 	struct mrkit_io *io, *tmp;
 
 	llist_for_each_entry_safe(io, tmp, list, fence_node) {
 		io->state = MRKIT_IO_DONE;
 		mrkit_io_notify(io);	/* last access to io */
 	}
+}
+
+static void mrkit_fence_deliver(struct mrkit_pool *pool)
+{
+	mrkit_fence_deliver_list(llist_del_all(&pool->fence_done));
 }
 
 /* Deregister and replace retired descriptors; caller holds grow_lock. */
@@ -499,7 +507,9 @@ static bool mrkit_pool_reap(struct mrkit_pool *pool)
 
 static void mrkit_reaper(struct work_struct *work)
 {
+	struct llist_node *node, *next;
 	struct mrkit_pool *pool, *tmp;
+	LLIST_HEAD(fenced);
 	bool last;
 
 	mutex_lock(&mrkit_dead_lock);
@@ -507,7 +517,9 @@ static void mrkit_reaper(struct work_struct *work)
 		mutex_lock(&pool->grow_lock);
 		last = mrkit_pool_reap(pool);
 		mutex_unlock(&pool->grow_lock);
-		mrkit_fence_deliver(pool);
+		/* done() runs once no lock is held; the I/Os outlive the pool. */
+		llist_for_each_safe(node, next, llist_del_all(&pool->fence_done))
+			llist_add(node, &fenced);
 		if (!last)
 			continue;
 		list_del(&pool->dead_node);
@@ -518,6 +530,7 @@ static void mrkit_reaper(struct work_struct *work)
 		mrkit_pool_free(pool);
 	}
 	mutex_unlock(&mrkit_dead_lock);
+	mrkit_fence_deliver_list(llist_del_all(&fenced));
 }
 
 static DECLARE_WORK(mrkit_reap_work, mrkit_reaper);
@@ -722,13 +735,19 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 			   "mrkit pool %s: destroyed with %u descriptor(s) still in use; they are freed when put back\n",
 			   pool->name, outstanding);
 		pool->outstanding = outstanding;
-		mutex_lock(&mrkit_dead_lock);
-		list_add_tail(&pool->dead_node, &mrkit_dead_pools);
 		WRITE_ONCE(pool->dead, true);
-		mutex_unlock(&mrkit_dead_lock);
 		mutex_unlock(&pool->grow_lock);
 		mrkit_fence_deliver(pool);
 		wake_up_all(&pool->wait);
+		/*
+		 * The last access: once listed the reaper may free the pool.
+		 * Puts that came before found it dead and queued the reaper,
+		 * which skipped it; queue it again for them.
+		 */
+		mutex_lock(&mrkit_dead_lock);
+		list_add_tail(&pool->dead_node, &mrkit_dead_pools);
+		mutex_unlock(&mrkit_dead_lock);
+		queue_work(mrkit_wq, &mrkit_reap_work);
 		return;
 	}
 	mutex_unlock(&pool->grow_lock);

@@ -138,12 +138,17 @@ struct mrkit_io_shape {
  *	READ chain's completion reuses the READs' slots (the signaled last
  *	READ completed, so every earlier WR of the I/O did).  A send queue of
  *	(I/Os in flight) x @wrs_per_io never overflows.
+ * @max_pages_per_mr: the most pages one descriptor of this device can
+ *	map (its fast-registration page-list limit, of integrity MRs with
+ *	%MRKIT_POOL_INTEGRITY), whatever @pages_per_mr was chosen: for ULPs
+ *	that must fit an I/O in one MR and ask for min(their need, this).
  */
 struct mrkit_limits {
 	enum ib_mr_type	mr_type;
 	u32		pages_per_mr;
 	u32		mrs_per_io;
 	u32		wrs_per_io;
+	u32		max_pages_per_mr;
 };
 
 int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape,
