@@ -64,9 +64,10 @@ ulp_fio() {
 	echo "MRKIT-FIO-BEGIN $n rc=$FIO_RC verify_errors=$FIO_VERR io_errors=$FIO_IOERR"
 	sed -n '/^{/,$p' /tmp/fio-$n.json
 	echo "MRKIT-FIO-END $n"
-	if [ "$FIO_VERR" != 0 ] || [ "$FIO_IOERR" != 0 ]; then
-		head -n 5 /tmp/fio-$n.err | sed 's/^/MRKIT-VM   fio: /'
-	fi
+	{ grep -E -A2 'verify failed|verify: bad|bad magic|bad header' /tmp/fio-$n.err |
+		head -n 6; grep 'io_u error' /tmp/fio-$n.err | head -n 2; } |
+		sed 's/^/MRKIT-VM   fio: /'
+
 	return 0
 }
 

@@ -28,12 +28,26 @@ ulp_fabric "$t"
 for m in nvmet nvmet-rdma nvme-core nvme-fabrics; do
 	modprobe $m || fail "modprobe $m"
 done
-modprobe null_blk nr_devices=1 memory_backed=1 gb=1 || fail null_blk
+# Two RAM-backed namespaces: 1 (nullb0, 1 GiB) completes at once; 2
+# (nullb1, 256 MiB) completes each command 2 ms late, so that a fault finds
+# commands in flight at the target (their requests are then cancelled by
+# the host's error recovery, registrations still live).
+modprobe null_blk nr_devices=0 || fail null_blk
+N=/sys/kernel/config/nullb
+nullb() {	# name (= the disk's name) MiB irqmode completion_nsec
+	mkdir $N/$1 && echo $2 > $N/$1/size && echo 1 > $N/$1/memory_backed &&
+		echo $3 > $N/$1/irqmode && echo $4 > $N/$1/completion_nsec &&
+		echo 1 > $N/$1/power || fail "null_blk $1"
+}
+nullb nullb0 1024 1 0
+nullb nullb1 256 2 2000000
 mkdir $S
 echo 1 > $S/attr_allow_any_host
-mkdir $S/namespaces/1
-echo -n /dev/nullb0 > $S/namespaces/1/device_path
-echo 1 > $S/namespaces/1/enable
+for ns in 1 2; do
+	mkdir $S/namespaces/$ns
+	echo -n /dev/nullb$((ns - 1)) > $S/namespaces/$ns/device_path
+	echo 1 > $S/namespaces/$ns/enable || fail "namespace $ns"
+done
 mkdir $C/ports/1
 echo rdma > $C/ports/1/addr_trtype
 echo ipv4 > $C/ports/1/addr_adrfam
@@ -51,11 +65,13 @@ drv_load() {
 	fi
 }
 
+# DEV: namespace 1 of the controller; SLOW: namespace 2.
 find_dev() {
 	local b
-	for b in /sys/block/nvme*n1; do
-		[ -e "$b" ] || continue
-		DEV=/dev/${b##*/}
+	for b in /sys/block/nvme*n2; do
+		[ -b "/dev/${b##*/}" ] || continue
+		SLOW=/dev/${b##*/}
+		DEV=${SLOW%2}1
 		[ -b "$DEV" ] && return 0
 	done
 	return 1
@@ -146,16 +162,18 @@ run_verify() {	# driver MiB-per-job
 
 # A fault under load: fio writes with verification running behind it.
 run_fault() {	# driver fault MiB-per-job
-	local r0 s0 l0 l1 pid at rc left c
+	local r0 s0 l0 l1 pid at rc left c state
 	drv_load "$1"
 	nvme_connect "$1"
 	r0=$(reconnects)
 	s0=$(ulp_splats)
 	trace_on
 	l0=$(ulp_mrkit_leaks)
+	DEV=$SLOW
 	# shellcheck disable=SC2046
+	rm -f /*-verify.state
 	ulp_fio "fault-$t-$2-$1" $(verify_args "$3") --do_verify=1 \
-		--verify_backlog=32 --continue_on_error=all &
+		--verify_backlog=32 --verify_state_save=1 &
 	pid=$!
 	ulp_wait 600 wrote_some $(($3 / 4 + 1)) || say "NVME note: little progress before the fault"
 	at=$(written_mib)
@@ -172,13 +190,18 @@ run_fault() {	# driver fault MiB-per-job
 		;;
 	esac
 	wait $pid
-	if [ "$2" = portcycle ]; then
-		# The same device again after the reconnect: everything written
-		# must read back.
-		# shellcheck disable=SC2046
-		ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3") --verify_only=1
-	fi
 	rc=$(reconnects)
+	if [ "$2" = ctrldelete ]; then
+		# A new controller: every write fio saw complete before the
+		# deletion must read back (fio saved how far it got; the
+		# writes in flight at the error are not checked).
+		nvme_connect "$1"
+		DEV=$SLOW
+	fi
+	state=
+	ls /*-verify.state > /dev/null 2>&1 && state=--verify_state_load=1
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1-readback" $(verify_args "$3") --verify_only=1 $state
 	pools
 	say "NVME note: $2 ($1, $t) injected after $at MiB written; pools before teardown:$POOLS"
 	nvme_disconnect

@@ -7,7 +7,7 @@
 #                          qemu & co; unpacks Debian's kernel image once
 #   vm_build_siw           siw.ko from linux-source-6.1, out of tree, once
 #                          (Debian's kernel has no siw): prints its path
-#   vm_mod_deps NAME       the .ko files module NAME needs, recursively
+#   vm_mod_deps NAME...    the .ko files modules NAME... need, each once
 #   vm_add_mods ROOT M...  copy modules M (and what they need) from the
 #                          image into the initramfs tree ROOT
 #   vm_add_bin ROOT F...   copy binaries F and their ldd closure
@@ -53,25 +53,38 @@ vm_build_siw() {
 }
 
 vm_mod_deps() {
-	local m=$1 f d
-	f=$(find "$kmods" -name "$m.ko" -o -name "$m.ko.xz" | head -n1)
-	[ -n "$f" ] || { echo "vm: module $m not in the image" >&2; return 1; }
-	echo "$f"
-	for d in $(modinfo -F depends "$f" | tr ',' ' '); do
-		vm_mod_deps "$d"
+	local -A path=() seen=()
+	local -a todo=("$@")
+	local f n d
+	# One scan of the image's modules; names compare with - and _ alike.
+	while read -r f; do
+		n=${f##*/}
+		n=${n%%.ko*}
+		path[${n//-/_}]=$f
+	done < <(find "$kmods" -name '*.ko' -o -name '*.ko.xz')
+	while [ ${#todo[@]} -gt 0 ]; do
+		n=${todo[0]//-/_}
+		todo=("${todo[@]:1}")
+		[ -z "${seen[$n]:-}" ] || continue
+		seen[$n]=1
+		f=${path[$n]:-}
+		[ -n "$f" ] || { echo "vm: module $n not in the image" >&2; return 1; }
+		echo "$f"
+		for d in $(modinfo -F depends "$f" | tr ',' ' '); do
+			todo+=("$d")
+		done
 	done
 }
 
 vm_add_mods() {
-	local root=$1 m f rel
+	local root=$1 f rel list
 	shift
 	mkdir -p "$root/lib/modules/$abi/extra"
-	for m in "$@"; do
-		for f in $(vm_mod_deps "$m"); do
-			rel=${f#"$kmods"/}
-			mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
-			cp "$f" "$root/lib/modules/$abi/$rel"
-		done
+	list=$(vm_mod_deps "$@")
+	for f in $list; do
+		rel=${f#"$kmods"/}
+		mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
+		cp "$f" "$root/lib/modules/$abi/$rel"
 	done
 	cp "$kmods"/modules.order "$kmods"/modules.builtin* \
 		"$root/lib/modules/$abi/" 2>/dev/null || true
