@@ -16,6 +16,9 @@
 #                       pool was destroyed, plus in_use and stale of the
 #                       pools alive now
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
+#   ulp_ab_rounds S     bench mode's schedule: run_ab stock|mrkit ROUND S,
+#                       interleaved stock, mrkit, stock, mrkit
+#   ulp_finish NAME     unload mrkit, report splats, PASS, power off
 # Every helper keeps its variables local: callers loop over their own.
 
 # Console: only crit and above, so that fio's JSON stays in one piece.
@@ -95,4 +98,29 @@ ulp_mrkit_leaks() {
 	d=$(dmesg | sed -n 's/.*destroyed with \([0-9]*\) descriptor.*/\1/p' |
 		awk '{ s += $1 } END { print s + 0 }')
 	echo $((d + $(ulp_mrkit_stat in_use) + $(ulp_mrkit_stat stale)))
+}
+
+# ulp_ab_rounds SECS: the A/B schedule of "bench" mode, interleaved
+# stock, mrkit, stock, mrkit; the caller's run_ab DRIVER ROUND SECS runs
+# one driver's jobs.
+ulp_ab_rounds() {
+	local r d
+	for r in 1 2; do
+		for d in stock mrkit; do
+			run_ab $d $r "$1"
+		done
+	done
+}
+
+# ulp_finish NAME: unload mrkit, show any splat since $s_start, print
+# "NAME end splats=N" and, with none, the PASS line; power off.
+ulp_finish() {
+	local sp
+	rmmod mrkit || fail "rmmod mrkit"
+	sp=$(($(ulp_splats) - s_start))
+	[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 |
+		sed 's/^/MRKIT-VM   /'
+	say "$(echo "$1" | tr a-z A-Z) end splats=$sp"
+	[ $sp = 0 ] && say "PASS $1 $mode over $t (verdict on the numbers: $1-report.py)"
+	poweroff -f
 }

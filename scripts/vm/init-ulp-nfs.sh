@@ -230,21 +230,12 @@ demo)
 	done
 	;;
 bench)
-	for r in 1 2; do
-		for d in stock mrkit; do
-			run_ab $d $r "${mrkit_ab_secs:-10}"
-		done
-	done
+	ulp_ab_rounds "${mrkit_ab_secs:-10}"
 	;;
 *)
 	fail "unknown mode $mode"
 	;;
 esac
 
-rmmod mrkit || fail "rmmod mrkit"
-sp=$(($(ulp_splats) - s_start))
-[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
 dmesg | grep -E 'rpcrdma|mrkit' | tail -n 20 | sed 's/^/MRKIT-VM   dmesg: /'
-say "NFS end splats=$sp"
-[ $sp = 0 ] && say "PASS nfs $mode over $t (verdict on the numbers: nfs-report.py)"
-poweroff -f
+ulp_finish nfs
