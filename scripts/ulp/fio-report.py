@@ -10,6 +10,9 @@ read_bytes write_bytes read_ios write_ios (completed I/Os), read_bw and
 write_bw (KiB/s), read_iops write_iops, job_errors (jobs that ended with an
 error), total_err (errors fio counted and continued past), and the
 guest's own counts from fio's stderr (rc, verify_errors, io_errors).
+Shared by the ULP reports as well: ab_metric(run, name) (MiB/s for
+seqread/seqwrite, IOPS for randread4k), spread(values) ((max-min)/mean,
+%), splice_loc(build_log) (summed SPLICE-LOC upstream and ours).
 """
 import json
 import re
@@ -56,6 +59,31 @@ def runs(path):
 def main():
     for name, s in runs(sys.argv[1]).items():
         print("FIO " + name + " " + " ".join(f"{k}={v}" for k, v in s.items()))
+
+
+def ab_metric(run, name):
+    """An A/B job's figure: IOPS for randread4k, else MiB/s."""
+    if name == "randread4k":
+        return run["read_iops"]
+    return run["read_bw" if name == "seqread" else "write_bw"] / 1024.0
+
+
+def spread(vals):
+    """(max - min) / mean of one driver's rounds, in percent."""
+    mean = sum(vals) / len(vals) if vals else 0
+    return 100.0 * (max(vals) - min(vals)) / mean if mean else 0.0
+
+
+def splice_loc(build_log):
+    """(upstream, ours) code lines from splice.py's SPLICE-LOC lines."""
+    up = ours = 0
+    with open(build_log, errors="replace") as f:
+        for line in f:
+            m = re.match(r"SPLICE-LOC (\S+) upstream=(\d+) ours=(\d+)", line)
+            if m:
+                up += int(m.group(2))
+                ours += int(m.group(3))
+    return up, ours
 
 
 if __name__ == "__main__":

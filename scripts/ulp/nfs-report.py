@@ -112,31 +112,18 @@ def main():
         if not m:
             continue
         t, metric, d = m.group(1), m.group(2), m.group(3)
-        if metric == "randread4k":
-            val = s["read_iops"]
-        elif metric == "seqread":
-            val = s["read_bw"] / 1024
-        else:
-            val = s["write_bw"] / 1024
-        ab.setdefault((t, metric), {}).setdefault(d, []).append(val)
+        ab.setdefault((t, metric), {}).setdefault(d, []).append(fio.ab_metric(s, metric))
     order = {"seqread": 0, "seqwrite": 1, "randread4k": 2}
     for (t, metric), by in sorted(ab.items(), key=lambda x: (x[0][0], order[x[0][1]])):
         if "stock" not in by or "mrkit" not in by:
             continue
         mean = {d: sum(v) / len(v) for d, v in by.items()}
-        spread = max((max(v) - min(v)) / (sum(v) / len(v)) * 100 if sum(v) else 0
-                     for v in by.values())
+        spread = max(fio.spread(v) for v in by.values())
         ratio = mean["mrkit"] / mean["stock"] if mean["stock"] else 0
         print(f"AB nfs {t} {metric} stock={mean['stock']:.1f} mrkit={mean['mrkit']:.1f} "
               f"ratio={ratio:.2f} spread={spread:.1f}")
 
-    up = ours = 0
-    with open(build, errors="replace") as f:
-        for line in f:
-            m = re.match(r"SPLICE-LOC (\S+) upstream=(\d+) ours=(\d+)", line)
-            if m:
-                up += int(m.group(2))
-                ours += int(m.group(3))
+    up, ours = fio.splice_loc(build)
     if up:
         print(f"LOC nfs stock={up} mrkit={ours}")
     return 1 if bad else 0
