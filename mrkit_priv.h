@@ -122,7 +122,8 @@ struct mrkit_mr {
  * @sig_checks: signature statuses read.
  * @sig_errors: signature statuses reporting a PI error.
  * @sig_forced: statuses mrkit read because the ULP had not.
- * @peer_remote_inv: the peer may send SEND_WITH_INV (mrkit_pool_set_remote_inv()).
+ * @no_remote_inv: the peer did not negotiate SEND_WITH_INV
+ *	(mrkit_pool_set_remote_inv(); frwr/ decides, the pool only stores it).
  * @rkeys: descriptors by MR index (rkey >> 8), filled when MRs are
  *	allocated so that lookups on the I/O path never allocate.
  * @retire_list: stale descriptors given back, awaiting replacement.
@@ -169,7 +170,7 @@ struct mrkit_pool {
 	atomic64_t		sig_checks;
 	atomic64_t		sig_errors;
 	atomic64_t		sig_forced;
-	bool			peer_remote_inv;
+	bool			no_remote_inv;
 	struct xarray		rkeys;
 	struct llist_head	retire_list;
 	struct llist_head	orphan_list;
@@ -207,7 +208,21 @@ void mrkit_io_put_all(struct mrkit_io *io, u8 state);
 void mrkit_io_enforce_pi_all(struct mrkit_io *io);
 void mrkit_io_notify(struct mrkit_io *io);
 int mrkit_io_check_live(struct mrkit_io *io, const char *what);
-int mrkit_mr_enforce_pi(struct mrkit_io *io, struct mrkit_mr *mr);
+int mrkit_mr_enforce_pi_slow(struct mrkit_io *io, struct mrkit_mr *mr);
+
+/*
+ * The seam between plain registration and sigmr/: only a descriptor an
+ * integrity registration was posted on has pi_unchecked set, so plain
+ * registrations never call into the signature code.
+ */
+static inline int mrkit_mr_enforce_pi(struct mrkit_io *io,
+				      struct mrkit_mr *mr)
+{
+	if (likely(!mr->pi_unchecked))
+		return 0;
+	return mrkit_mr_enforce_pi_slow(io, mr);
+}
+
 void mrkit_debugfs_init(void);
 void mrkit_debugfs_exit(void);
 void mrkit_pool_debugfs_add(struct mrkit_pool *pool);

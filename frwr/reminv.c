@@ -73,8 +73,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_remote_inv_supported, MRKIT);
  */
 void mrkit_pool_set_remote_inv(struct mrkit_pool *pool, bool negotiated)
 {
-	WRITE_ONCE(pool->peer_remote_inv,
-		   negotiated && mrkit_remote_inv_supported(pool->dev));
+	WRITE_ONCE(pool->no_remote_inv, !negotiated);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_remote_inv, MRKIT);
 
@@ -112,7 +111,8 @@ int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 	if (!io || !io->pool)
 		return -EINVAL;
 	pool = io->pool;
-	if (!READ_ONCE(pool->peer_remote_inv))
+	if (READ_ONCE(pool->no_remote_inv) ||
+	    !mrkit_remote_inv_supported(pool->dev))
 		return mrkit_bogus_inv(pool, rkey,
 				       "remote invalidation not negotiated");
 	if (io->state != MRKIT_IO_POSTED || !io->mrs)

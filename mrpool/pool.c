@@ -658,7 +658,6 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	init_llist_head(&pool->fence_done);
 	INIT_LIST_HEAD(&pool->dead_node);
 	xa_init(&pool->rkeys);
-	pool->peer_remote_inv = mrkit_remote_inv_supported(dev);
 	mutex_init(&pool->grow_lock);
 	INIT_WORK(&pool->work, mrkit_pool_work);
 	init_waitqueue_head(&pool->wait);

@@ -41,6 +41,17 @@ else
 	echo "static: kernel-doc -Werror: ok"
 fi
 
+# Layering (README): the pool knows nothing of work requests or remote
+# invalidation, and plain registration reaches the signature code only
+# through the inline seam of mrkit_priv.h (integrity descriptors).
+if grep -nE 'ib_post_send|ib_send_wr|mrkit_remote_inv|mrkit_io_post|reminv' mrpool/pool.c mrpool/debugfs.c ||
+   grep -nE 'mrkit_mr_enforce_pi_slow|mrkit_pi_|ib_check_mr_status' frwr/*.c; then
+	echo "static: layering (mrpool -> frwr, frwr -> sigmr): FAILED"
+	fail=1
+else
+	echo "static: layering: ok"
+fi
+
 # Exports: namespaced and GPL-only.
 if grep -rnE 'EXPORT_SYMBOL(_GPL)?\(' --include='*.c' mrpool frwr sigmr; then
 	echo "static: exports outside the MRKIT namespace: FAILED"

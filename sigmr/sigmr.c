@@ -449,10 +449,8 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_check_pi, MRKIT);
  * given back.  Returns -EILSEQ (or the check's errno) when the status mrkit
  * had to read itself reports an error.
  */
-int mrkit_mr_enforce_pi(struct mrkit_io *io, struct mrkit_mr *mr)
+int mrkit_mr_enforce_pi_slow(struct mrkit_io *io, struct mrkit_mr *mr)
 {
-	if (!mr->pi_unchecked)
-		return 0;
 	atomic64_inc(&io->pool->sig_forced);
 	mrkit_pool_err(io->pool,
 		       "protected descriptor %u released without a signature check; checking it now\n",
