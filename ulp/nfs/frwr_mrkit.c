@@ -78,16 +78,6 @@ static struct ib_qp *frwr_mk_qp(struct rpcrdma_xprt *r_xprt)
 	return r_xprt->rx_ep->re_id->qp;
 }
 
-/* An rpcrdma_mr handle stops describing a registration. */
-static void frwr_mk_unbind(struct rpcrdma_mr *mr)
-{
-	mr->mr_mkc = NULL;
-	mr->mr_handle = 0;
-	mr->mr_length = 0;
-	mr->mr_offset = 0;
-	mr->mr_nents = 0;
-}
-
 /*
  * Move the handles on @req's registered list to its free list; with
  * @keep_posted, handles of chunks whose REG_MRs are posted stay.
@@ -101,7 +91,7 @@ static void frwr_mk_free_handles(struct rpcrdma_req *req, bool keep_posted)
 		    mr->mr_mkc->mc_state == FRWR_MK_POSTED)
 			continue;
 		list_del_init(&mr->mr_list);
-		frwr_mk_unbind(mr);
+		mr->mr_mkc = NULL;
 		rpcrdma_mr_push(mr, &req->rl_free_mrs);
 	}
 }
@@ -120,8 +110,6 @@ static int frwr_mk_chunk_drop(struct rpcrdma_ep *ep, struct rpcrdma_mkchunk *c)
 		return 0;
 	ret = mrkit_io_invalidate_sync(&c->mc_io, ep->re_id->qp);
 	c->mc_state = FRWR_MK_IDLE;
-	c->mc_nsegs = 0;
-	c->mc_next = 0;
 	return ret == -EINVAL ? 0 : ret;
 }
 
@@ -151,8 +139,6 @@ static void frwr_mk_chunk_done(struct mrkit_io *io, int status)
 	if (status)
 		WRITE_ONCE(req->rl_mkstatus, status);
 	c->mc_state = FRWR_MK_IDLE;
-	c->mc_nsegs = 0;
-	c->mc_next = 0;
 	if (atomic_dec_and_test(&req->rl_mkpending))
 		frwr_mk_reply_ready(req);
 }
@@ -232,7 +218,7 @@ void frwr_mr_release(struct rpcrdma_mr *mr)
 		mrkit_pool_qp_drained(ep->re_mkpool);
 	if (ep && mr->mr_mkc)
 		frwr_mk_chunk_drop(ep, mr->mr_mkc);
-	frwr_mk_unbind(mr);
+	mr->mr_mkc = NULL;
 	if (ep && ep->re_write_pad_mr == mr) {
 		mrkit_io_invalidate_sync(&ep->re_mkwp_io, ep->re_id->qp);
 		ep->re_write_pad_mr = NULL;
@@ -263,8 +249,6 @@ void frwr_reset(struct rpcrdma_req *req)
 		if (mrkit_io_release(&c->mc_io, 0))
 			continue;	/* live after all: stays registered */
 		c->mc_state = FRWR_MK_IDLE;
-		c->mc_nsegs = 0;
-		c->mc_next = 0;
 	}
 	frwr_mk_free_handles(req, true);
 }
@@ -294,7 +278,7 @@ int frwr_mr_init(struct rpcrdma_xprt *r_xprt, struct rpcrdma_mr *mr)
 	mr->mr_ibmr = NULL;
 	mr->mr_device = NULL;
 	INIT_LIST_HEAD(&mr->mr_list);
-	frwr_mk_unbind(mr);
+	mr->mr_mkc = NULL;
 	return 0;
 }
 
@@ -406,7 +390,7 @@ static int frwr_mk_chunk_map(struct rpcrdma_xprt *r_xprt,
 		list_for_each_entry_safe(mr, tmp, &req->rl_registered, mr_list)
 			if (mr->mr_mkc == c) {
 				list_del_init(&mr->mr_list);
-				frwr_mk_unbind(mr);
+				mr->mr_mkc = NULL;
 				rpcrdma_mr_push(mr, &req->rl_free_mrs);
 			}
 	}
