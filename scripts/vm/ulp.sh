@@ -67,9 +67,11 @@ if [ "${MRKIT_WORKTREE:-0}" = 1 ]; then
 else
 	git -C "$proj" archive HEAD | tar -x -C "$work/mrkit.src"
 fi
-stamp=$( { (cd "$work/mrkit.src" && find . -type f -print0 | sort -z |
-	    xargs -0 sha256sum)
-	  find "$proj/ulp" "$proj/scripts/ulp" -type f -print0 2>/dev/null |
+# The inputs: mrkit's sources, the ULP's splice files, its hook, splice.py.
+stamp=$( { (cd "$work/mrkit.src" &&
+	    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
+		 -type f -print0 | sort -z | xargs -0 sha256sum)
+	  find "$proj/ulp/$ulp" "$hook" "$splice" -type f -print0 2>/dev/null |
 		sort -z | xargs -0 sha256sum
 	  echo "$kdir $tree"; } | sha256sum | cut -c1-32)
 if [ -f "$work/stamp" ] && [ "$(cat "$work/stamp")" = "$stamp" ] &&
