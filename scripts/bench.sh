@@ -13,7 +13,7 @@
 #    nvme-rdma converted to mrkit, in one guest boot per transport (rxe,
 #    siw), interleaved stock, mrkit, stock, mrkit, against nvmet-rdma: fio
 #    sequential 1 MiB read and write, 4 KiB random read, iodepth 32
-#    (NVME_AB_SECS seconds each, default 10).
+#    (NVME_AB_ROUNDS rounds, default 4, of NVME_AB_SECS seconds per job, default 5).
 # Prints a table and the goals as met / not met; writes .check/bench.csv.
 set -euo pipefail
 

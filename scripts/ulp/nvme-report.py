@@ -102,6 +102,10 @@ def main():
     else:
         bad.append("no SPLICE-LOC line in the build log")
 
+    for name, r in runs.items():
+        if r.get("verify_errors", 0) or "parse_error" in r:
+            bad.append(f"fio run {name}: {r.get('verify_errors', 0)} verify errors"
+                       f"{' (unreadable output)' if 'parse_error' in r else ''}")
     if not re.search(r"NVME end splats=0", text):
         bad.append("splats in dmesg (or the guest did not finish)")
     if mode in ("check", "demo") and not any(k.startswith("verify-") for k in runs):

@@ -10,7 +10,7 @@
 ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
 ULP_MEM=1536
 ULP_TIMEOUT=900
-ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-10}"
+ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-5} mrkit_ab_rounds=${NVME_AB_ROUNDS:-4}"
 
 ulp_build() {
 	local d=$1 s=$1/src

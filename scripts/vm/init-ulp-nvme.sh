@@ -11,7 +11,8 @@
 #                     for both drivers, the port fault and the controller
 #                     deleted under load (fio verify running)
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit driver
-#                     interleaved (stock, mrkit, stock, mrkit)
+#                     interleaved (stock, mrkit, stock, mrkit, ...:
+#                     mrkit_ab_rounds rounds of mrkit_ab_secs s per job)
 # Facts go to the console as "MRKIT-VM NVME ..." lines and fio's JSON;
 # scripts/ulp/nvme-report.py turns them into the VERIFY/FAULT/AB lines.
 . /init-lib.sh
@@ -215,18 +216,32 @@ run_fault() {	# driver fault MiB-per-job
 	say "NVME fault $t $2 $1 reconnects=$((rc - r0)) leaks=$((l1 - l0 + left)) splats=$(($(ulp_splats) - s0))"
 }
 
-# A/B: sequential 1 MiB write and read, 4 KiB random read, iodepth 32.
+# A/B: sequential 1 MiB write and read, 4 KiB random read, iodepth 32, on
+# 128 MiB of namespace 1.  Verified too: every write carries a crc32c
+# header per 4 KiB, every read checks the ones it reads (written by the
+# prefill or a seqwrite run, either driver).
+ab_args() {
+	echo "--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32" \
+	     "--size=128m --verify=crc32c --verify_interval=4k"
+}
 run_ab() {	# driver round seconds
-	local common
 	drv_load "$1"
 	nvme_connect "$1"
-	common="--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=$3 --size=256m"
-	# shellcheck disable=SC2086
-	ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $common --rw=write --bs=1m
-	# shellcheck disable=SC2086
-	ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $common --rw=read --bs=1m
-	# shellcheck disable=SC2086
-	ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $common --rw=randread --bs=4k
+	if [ "$2" = 0 ]; then
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-prefill" --name=prefill $(ab_args) --rw=write \
+			--bs=1m --do_verify=0
+	else
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $(ab_args) \
+			--rw=write --bs=1m --do_verify=0 --time_based --runtime=$3
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $(ab_args) \
+			--rw=read --bs=1m --time_based --runtime=$3
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $(ab_args) \
+			--rw=randread --bs=4k --time_based --runtime=$3
+	fi
 	nvme_disconnect
 	rmmod nvme_rdma || fail "rmmod nvme_rdma ($1)"
 }
@@ -246,9 +261,12 @@ demo)
 	done
 	;;
 bench)
-	for r in 1 2; do
+	run_ab stock 0
+	r=0
+	while [ $r -lt "${mrkit_ab_rounds:-4}" ]; do
+		r=$((r + 1))
 		for d in stock mrkit; do
-			run_ab $d $r "${mrkit_ab_secs:-10}"
+			run_ab $d $r "${mrkit_ab_secs:-5}"
 		done
 	done
 	;;

@@ -252,24 +252,28 @@ static void nvme_rdma_fence_done(struct mrkit_io *io, int status)
 	struct nvme_rdma_request *req =
 		container_of(io, struct nvme_rdma_request, mio);
 
-	if (status == -EILSEQ && !req->pi_status)
-		req->pi_status = NVME_SC_INVALID_PI;
-	else if (status)
+	if (status == -EILSEQ) {
+		/* mrkit found a PI error the reply's check had not seen. */
+		if (!req->pi_status)
+			req->pi_status = NVME_SC_INVALID_PI;
+	} else if (status) {
 		nvme_rdma_error_recovery(req->queue->ctrl);
+	}
 	nvme_rdma_fence_passed(req);
 }
 
 /*
- * Invalidate what the peer did not: done() ends the fence.  When mrkit has
- * nothing left to invalidate, its descriptors (if any) go back here.
+ * Invalidate what the peer did not: done() ends the fence (maybe before
+ * mrkit_io_complete() returns, so nothing of @req is touched after it).
+ * When mrkit has nothing left to invalidate, its descriptors (if any) go
+ * back here.
  */
 static void nvme_rdma_inv_rkey(struct nvme_rdma_queue *queue,
 			       struct nvme_rdma_request *req)
 {
-	if (!mrkit_io_complete(&req->mio, queue->qp)) {
-		req->inv_started = true;
+	req->inv_started = true;
+	if (!mrkit_io_complete(&req->mio, queue->qp))
 		return;
-	}
 	mrkit_io_release(&req->mio, 0);
 	nvme_rdma_fence_passed(req);
 }
