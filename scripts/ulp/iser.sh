@@ -72,7 +72,9 @@ iser_open_iscsi() {
 	echo "$d"
 }
 
-# Called by ulp.sh with the initramfs tree: open-iscsi goes in.
+# open-iscsi goes into the initramfs tree.  ulp.sh has no hook for files
+# beyond ULP_BINS (host binaries; open-iscsi is not installed on the host),
+# so vm_add_bin, which it calls once with the tree, is wrapped here.
 ulp_root() {
 	local root=$1 d
 	d=$(iser_open_iscsi) || return 1
@@ -81,6 +83,11 @@ ulp_root() {
 	cp "$d"/lib/ld-linux-x86-64.so.2 "$root/lib64/"
 	cp "$d"/lib/*.so* "$root/lib/x86_64-linux-gnu/"
 }
+
+if ! declare -F iser_vm_add_bin >/dev/null; then
+	eval "$(declare -f vm_add_bin | sed '1s/^vm_add_bin /iser_vm_add_bin /')"
+	vm_add_bin() { iser_vm_add_bin "$@" && ulp_root "$1"; }
+fi
 
 # VERIFY / FAULT / AB / LOC lines from the console log and the build log.
 ulp_report() {

@@ -54,12 +54,11 @@ portal_add() {
 }
 
 # LIO keeps established connections when a portal goes; disabling the TPG
-# drops its sessions.  So the portal fault is: TPG disabled, iSER turned
-# off and the portal deleted, then all of it back.
+# drops its sessions.  So the portal fault is: iSER turned off and the
+# portal deleted (no new connection reaches the target), the TPG disabled
+# (the session drops), then all of it back.
 portal_del() {
-	echo 0 > $G/enable
-	echo 0 > $NP/iser
-	rmdir $NP
+	echo 0 > $NP/iser && rmdir $NP && echo 0 > $G/enable
 }
 
 # A RAM LUN large enough for the biggest region used, no ACLs, no CHAP.
@@ -156,6 +155,16 @@ mrkit_stats() {
 }
 
 recoveries() { grep -c 'operational after recovery' /tmp/iscsid.log; }
+logged_in() { grep -q LOGGED_IN /sys/class/iscsi_session/session*/state 2> /dev/null; }
+
+# What the target, the initiator and iscsid said lately.
+diag() {
+	dmesg | grep -iE 'iser|isert|iscsi|siw|rdma|conn error|session' |
+		tail -n 25 | sed 's/^/MRKIT-VM   dmesg: /'
+	tail -n 10 /tmp/iscsid.log | sed 's/^/MRKIT-VM   iscsid: /'
+	cat /sys/class/iscsi_session/session*/state 2> /dev/null |
+		sed 's/^/MRKIT-VM   session: /'
+}
 written_mib() { awk '{ print int($7 / 2048) }' "/sys/block/${DEV#/dev/}/stat"; }
 wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
 
@@ -212,10 +221,14 @@ run_fault() {	# driver fault MiB
 		relog=1
 		;;
 	portal)
-		portal_del || fail "portal removal ($1)"
+		rm -f /tmp/portal.done
+		(portal_del && touch /tmp/portal.done) &
+		ulp_wait 300 test -e /tmp/portal.done ||
+			{ diag; fail "portal removal ($1) did not finish"; }
 		sleep 2
 		portal_add || fail "portal re-add ($1)"
 		echo 1 > $G/enable || fail "TPG re-enable ($1)"
+		ulp_wait 600 logged_in || { diag; fail "no session recovery ($1)"; }
 		wait $pid
 		ulp_wait 300 find_dev || fail "no disk after recovery ($1)"
 		# shellcheck disable=SC2046
@@ -226,10 +239,6 @@ run_fault() {	# driver fault MiB
 	ulp_fio "fault-$t-$2-$1-after" $(verify_args $h 0) --verify_only=1
 	[ "$1" = stock ] || mrkit_stats "$1"
 	rc=$(($(recoveries) - r0 + relog))
-	# For the console log only (not MRKIT-VM lines): what the fault did.
-	dmesg | grep -iE 'iser|isert|iscsi|conn error|session' | tail -n 25 |
-		sed 's/^/ISER-DMESG /'
-	sed 's/^/ISER-ISCSID /' /tmp/iscsid.log | tail -n 15
 	iser_logout || fail "logout after $2 ($1)"
 	drv_unload "$1"
 	left=$(mrs_left)
