@@ -15,7 +15,8 @@ Reads the fio runs (scripts/ulp/fio-report.py) and the guest's
       leaks=<N> verify_errors=<N> splats=<N>
   AB nfs <t> <seqread|seqwrite|randread4k> stock=<x> mrkit=<y>
       ratio=<y/x> spread=<pct>   (MiB/s, or IOPS for randread4k; means over
-      the rounds; spread: the largest (max-min)/mean of either module)
+      the rounds; spread: the largest (max-min)/mean of either module;
+      every A/B read is crc32c-verified and an error fails the report)
   INV nfs <t> mrkit remote=<N> local=<N> stale_replaced=<N>
       registrations the server invalidated (Send With Invalidate) vs those
       the client invalidated with LOCAL_INV, from mrkit's pool counters
@@ -112,6 +113,9 @@ def main():
         if not m:
             continue
         t, metric, d = m.group(1), m.group(2), m.group(3)
+        if errs(s):
+            print(f"nfs-report: {name}: verify or I/O errors: {s}")
+            bad = True
         ab.setdefault((t, metric), {}).setdefault(d, []).append(fio.ab_metric(s, metric))
     order = {"seqread": 0, "seqwrite": 1, "randread4k": 2}
     for (t, metric), by in sorted(ab.items(), key=lambda x: (x[0][0], order[x[0][1]])):

@@ -11,6 +11,7 @@
 ULP_MODS="nfsd nfsv4 nfs sunrpc rpcrdma crc-t10dif"
 ULP_MEM=1536
 ULP_TIMEOUT=1500
+ULP_CMDLINE="mrkit_ab_secs=${NFS_AB_SECS:-5} mrkit_ab_rounds=${NFS_AB_ROUNDS:-4}"
 
 ulp_build() {
 	local d=$1 s=$1/src

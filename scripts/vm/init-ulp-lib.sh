@@ -16,8 +16,8 @@
 #                       pool was destroyed, plus in_use and stale of the
 #                       pools alive now
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
-#   ulp_ab_rounds S     bench mode's schedule: run_ab stock|mrkit ROUND S,
-#                       interleaved stock, mrkit, stock, mrkit
+#   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
+#                       N rounds of run_ab stock|mrkit ROUND S, interleaved
 #   ulp_finish NAME     unload mrkit, report splats, PASS, power off
 # Every helper keeps its variables local: callers loop over their own.
 
@@ -100,12 +100,14 @@ ulp_mrkit_leaks() {
 	echo $((d + $(ulp_mrkit_stat in_use) + $(ulp_mrkit_stat stale)))
 }
 
-# ulp_ab_rounds SECS: the A/B schedule of "bench" mode, interleaved
-# stock, mrkit, stock, mrkit; the caller's run_ab DRIVER ROUND SECS runs
-# one driver's jobs.
+# ulp_ab_rounds SECS ROUNDS: the A/B schedule of "bench" mode: round 0
+# (stock) prepares the data, then ROUNDS rounds interleaved stock, mrkit;
+# the caller's run_ab DRIVER ROUND SECS runs one driver's jobs.
 ulp_ab_rounds() {
-	local r d
-	for r in 1 2; do
+	local r=0 d
+	run_ab stock 0
+	while [ $r -lt "$2" ]; do
+		r=$((r + 1))
 		for d in stock mrkit; do
 			run_ab $d $r "$1"
 		done

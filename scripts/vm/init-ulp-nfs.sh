@@ -17,7 +17,7 @@
 #                     verify and read-back; then, for both modules, the
 #                     nfsd restart under load and an umount right after I/O
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit module
-#                     interleaved (stock, mrkit, stock, mrkit)
+#                     interleaved (stock, mrkit, stock, mrkit, ...; 4 rounds)
 # Facts go to the console as "MRKIT-VM NFS ..." lines and fio's JSON;
 # scripts/ulp/nfs-report.py turns them into the VERIFY/FAULT/AB lines.
 . /init-lib.sh
@@ -199,18 +199,31 @@ run_fault() {	# driver fault MiB-per-job
 	say "NFS fault $t $2 $1 reconnects=$((c - 1)) leaks=$((l1 - l0 + left + $(pool_sum in_use) - p0)) splats=$(($(ulp_splats) - s0))"
 }
 
-# A/B: sequential 1 MiB write and read, 4 KiB random read, all O_DIRECT.
+# A/B: sequential 1 MiB write and read, 4 KiB random read, O_DIRECT,
+# iodepth 32, on one 128 MiB file with a crc32c per 4 KiB, checked on every
+# read; round 0 writes the whole file once (stock module).
+ab_args() {
+	echo "--directory=$MNT --filename=ab.dat --direct=1 --ioengine=libaio" \
+	     "--iodepth=32 --size=128m --verify=crc32c --verify_interval=4k"
+}
 run_ab() {	# driver round seconds
 	drv_load "$1"
 	nfs_mount "$1"
-	common="--directory=$MNT --filename=ab.dat --direct=1 --ioengine=libaio --iodepth=16 --time_based --runtime=$3 --size=256m"
-	# shellcheck disable=SC2086
-	ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $common --rw=write --bs=1m
-	# shellcheck disable=SC2086
-	ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $common --rw=read --bs=1m
-	# shellcheck disable=SC2086
-	ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $common --rw=randread --bs=4k
-	rm -f $MNT/ab.dat
+	if [ "$2" = 0 ]; then
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-prefill" --name=prefill $(ab_args) --rw=write \
+			--bs=1m --do_verify=0
+	else
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $(ab_args) \
+			--rw=write --bs=1m --do_verify=0 --time_based --runtime=$3
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $(ab_args) \
+			--rw=read --bs=1m --time_based --runtime=$3
+		# shellcheck disable=SC2046
+		ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $(ab_args) \
+			--rw=randread --bs=4k --time_based --runtime=$3
+	fi
 	nfs_umount "$1"
 	drv_unload "$1"
 }
@@ -230,7 +243,7 @@ demo)
 	done
 	;;
 bench)
-	ulp_ab_rounds "${mrkit_ab_secs:-10}"
+	ulp_ab_rounds "${mrkit_ab_secs:-5}" "${mrkit_ab_rounds:-4}"
 	;;
 *)
 	fail "unknown mode $mode"
