@@ -13,7 +13,10 @@
 #    nvme-rdma converted to mrkit, in one guest boot per transport (rxe,
 #    siw), interleaved stock, mrkit, stock, mrkit, against nvmet-rdma: fio
 #    sequential 1 MiB read and write, 4 KiB random read, iodepth 32
-#    (NVME_AB_ROUNDS rounds, default 4, of NVME_AB_SECS seconds per job, default 5).
+#    (NVME_AB_ROUNDS rounds, default 4, of NVME_AB_SECS seconds per job, default 5);
+#  - the same for NFS/RDMA: Debian's stock rpcrdma.ko against rpcrdma with
+#    frwr_ops.c on mrkit, an NFSv4.2 mount over RDMA to knfsd in the guest,
+#    fio on a file, O_DIRECT, iodepth 32 (NFS_AB_ROUNDS, NFS_AB_SECS).
 # Prints a table and the goals as met / not met; writes .check/bench.csv.
 set -euo pipefail
 
@@ -112,3 +115,13 @@ for t in rxe siw; do
 	grep -E '^(AB |nvme-report|ulp: nvme over)' "$out/bench-nvme-$t.out" || true
 done
 [ $ab = 0 ] || { echo "bench: nvme-rdma A/B failed (see .check/bench-nvme-*.out)"; exit 1; }
+
+echo
+echo "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, one boot per transport, interleaved"
+echo "(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one module's runs, %)"
+ab=0
+for t in rxe siw; do
+	"$proj/scripts/vm/ulp.sh" nfs "$t" bench > "$out/bench-nfs-$t.out" 2>&1 || ab=1
+	grep -E '^(AB |nfs-report|ulp: nfs over)' "$out/bench-nfs-$t.out" || true
+done
+[ $ab = 0 ] || { echo "bench: NFS/RDMA A/B failed (see .check/bench-nfs-*.out)"; exit 1; }
