@@ -12,6 +12,11 @@
 # VERIFY / FAULT / LOC report (scripts/ulp/nvme-report.py); exits 0 only if
 # every number says so.  (The scripted sample initiator, samples/
 # nvme_demo.c, still runs in make check: scripts/vm/run.sh demo.)
+# Then NFS/RDMA: the kernel's NFS client (rpcrdma.ko with frwr_ops.c on
+# mrkit) mounting knfsd over RDMA in the guest, fio verify on files
+# (256 MiB, O_DIRECT and buffered), and faults under load with both the
+# stock and the mrkit module (nfsd restarted, umount right after I/O);
+# VERIFY / FAULT / LOC lines from scripts/ulp/nfs-report.py.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +26,10 @@ rc=0
 for t in rxe siw; do
 	echo "=== nvme-rdma on mrkit vs nvmet-rdma over $t"
 	"$proj/scripts/vm/ulp.sh" nvme "$t" demo || rc=1
+done
+for t in rxe siw; do
+	echo "=== NFS/RDMA: the kernel's NFS client, frwr_ops.c on mrkit, vs knfsd over $t"
+	"$proj/scripts/vm/ulp.sh" nfs "$t" demo || rc=1
 done
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
