@@ -47,6 +47,7 @@ python3 - "$out/bench-uml.log" "$out/vm-bench.log" "$out/bench.csv" "$iters" <<'
 import re, sys
 log, vmlog, csv, iters = sys.argv[1:]
 rows, allocs, slab, mem, slabgoal = [], {}, [], "?", "?"
+atomics, iosize = [], None
 pat = re.compile(r"BENCH (W\w+) (.*?) impl=(\S+) median_ns=(\S+) min=(\S+) max=(\S+) ratio_vs_(\S+)=(\S+)")
 for path, where in ((log, "uml"), (vmlog, "vm")):
     for line in open(path, errors="replace"):
@@ -65,6 +66,12 @@ for path, where in ((log, "uml"), (vmlog, "vm")):
         m = re.search(r"BENCH SLABGOAL (.*)", line)
         if m:
             slabgoal = m.group(1)
+        m = re.search(r"(ATOMICS \S+ \S+ per_io=\S+)", line)
+        if m:
+            atomics.append(m.group(1))
+        m = re.search(r"BENCH IOSIZE bytes=(\d+)", line)
+        if m:
+            iosize = int(m.group(1))
 with open(csv, "w") as f:
     f.write("workload,config,impl,median_ns,min_ns,max_ns,baseline,ratio\n")
     for r in rows:
@@ -103,6 +110,27 @@ for x in slab:
         mk = (int(m.group(1)), int(m.group(2)))
 print(f"  memory <= 128 bytes per descriptor:                {met(mk[1] if mk else None, 128)} ({mk[1] if mk else '?'} bytes beyond the provider's MR at {mk[0] if mk else '?'} pools; {mem})")
 print(f"  slab growth linear (n/10 -> n pools):              {slabgoal}")
+# Issue L: the abstraction against the hand-rolled path it replaces.
+def vs_nvme(impl):
+    r = []
+    for cfg in sorted({x[1] for x in rows if x[0] == "W3"}):
+        a = [float(x[3]) for x in rows if x[0] == "W3" and x[1] == cfg and x[2] == impl]
+        b = [float(x[3]) for x in rows if x[0] == "W3" and x[1] == cfg and x[2] == "nvme_style"]
+        if a and b:
+            r.append(round(a[0] / b[0], 3))
+    return max(r) if r else None
+f3, l3 = vs_nvme("mrkit_fence"), vs_nvme("mrkit_lazy")
+w2r = worst("W2", "mrkit_map+release", lambda c: "rxe" in c)
+print(f"  L: W3 <= 1.0 x the nvme-style hand-rolled path:   {met(f3, 1.0)} (worst {f3} with the fence, {l3} lazy)")
+print(f"  L: W3 <= 0.6 x rdma_rw:                            {met(w3, 0.6)} (worst {w3} with the fence, {w3l} lazy)")
+print(f"  L: W2 <= 1.05 x bare ib_map_mr_sg on rxe:          {met(w2r, 1.05)} (worst {w2r}; siw's pass is its sg_offset workaround)")
+print(f"  L: W1 <= 0.5 x ib_mr_pool (UML and VM):            {met(max([v for v in (w1, w1s) if v is not None], default=None), 0.5)} (UML {w1}, VM {w1s})")
+print(f"  L: memory <= 128 bytes per descriptor:             {met(mk[1] if mk else None, 128)} ({mk[1] if mk else '?'} bytes)")
+print(f"  L: sizeof(struct mrkit_io) <= 96 bytes:            {met(iosize, 96)} ({iosize} bytes; PI state is still inline)")
+fa = [float(a.split('per_io=')[1]) for a in atomics if ' mrkit_fence ' in a]
+print(f"  L: <= 2 atomic RMWs per descriptor (fence path):   {met(max(fa) if fa else None, 2)} ({max(fa) if fa else '?'} per one-descriptor I/O)")
+for a in atomics:
+    print(a)
 print(f"csv: {csv}")
 PY
 
