@@ -93,6 +93,12 @@ connects() {
 	awk '$1 == "xprt:" && $2 == "rdma" { print $5; exit }' /proc/self/mountstats
 }
 
+# MiB written with O_DIRECT through the mount (mountstats "bytes:" field 4).
+written_mib() {
+	awk '$1 == "bytes:" { print int($5 / 1048576); exit }' /proc/self/mountstats
+}
+wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
+
 # MRs still registered on the RDMA device once everything is idle.
 mrs_left() {
 	ulp_wait 50 test "$(rdma res show mr | grep -c mrn)" = 0
@@ -168,8 +174,10 @@ run_fault() {	# driver fault MiB-per-job
 		ulp_fio "fault-$t-$2-$1" $(verify_args "$3" 1 ft) --do_verify=1 \
 			--verify_backlog=16 &
 		pid=$!
-		sleep 3
-		say "NFS note: nfsd threads to 0"
+		# Under load: a quarter of the writes done before the fault.
+		ulp_wait 600 wrote_some $(($3 / 2)) ||
+			say "NFS note: little progress before the fault"
+		say "NFS note: nfsd threads to 0 after $(written_mib) MiB"
 		nfsd_stop
 		sleep 2
 		nfsd_start
