@@ -16,7 +16,12 @@
 #    (NVME_AB_ROUNDS rounds, default 4, of NVME_AB_SECS seconds per job, default 5);
 #  - the same for NFS/RDMA: Debian's stock rpcrdma.ko against rpcrdma with
 #    frwr_ops.c on mrkit, an NFSv4.2 mount over RDMA to knfsd in the guest,
-#    fio on a file, O_DIRECT, iodepth 32 (NFS_AB_ROUNDS, NFS_AB_SECS).
+#    fio on a file, O_DIRECT, iodepth 32 (NFS_AB_ROUNDS, NFS_AB_SECS);
+#  - the same for iSER: Debian's stock ib_iser.ko against ib_iser on mrkit
+#    (lazy, iSER's scheme) and on mrkit with its rkey fence (mrkit_fence=1),
+#    logged in to LIO's ib_isert on a RAM LUN, interleaved stock, mrkit,
+#    fence, twice: fio sequential 512 KiB write and read, 4 KiB random read,
+#    iodepth 32 (ISER_AB_SECS seconds per job, default 8).
 # Prints a table and the goals as met / not met; writes .check/bench.csv.
 set -euo pipefail
 
@@ -136,7 +141,7 @@ PY
 
 echo
 echo "nvme-rdma A/B: stock nvme-rdma.ko vs nvme-rdma on mrkit, one boot per transport, interleaved"
-echo "(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one driver's runs, %)"
+echo "(metric, stock, mrkit: medians of the runs; ratio mrkit/stock; spread = largest (max-min)/mean of one driver's runs, %)"
 ab=0
 for t in rxe siw; do
 	"$proj/scripts/vm/ulp.sh" nvme "$t" bench > "$out/bench-nvme-$t.out" 2>&1 || ab=1
@@ -153,3 +158,13 @@ for t in rxe siw; do
 	grep -E '^(AB |nfs-report|ulp: nfs over)' "$out/bench-nfs-$t.out" || true
 done
 [ $ab = 0 ] || { echo "bench: NFS/RDMA A/B failed (see .check/bench-nfs-*.out)"; exit 1; }
+
+echo
+echo "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved"
+echo "(metric, MiB/s or IOPS, ratio, spread = largest (max-min)/mean of one driver's runs, %)"
+ab=0
+for t in rxe siw; do
+	"$proj/scripts/vm/ulp.sh" iser "$t" bench > "$out/bench-iser-$t.out" 2>&1 || ab=1
+	grep -E '^(AB |FENCE |iser-report|ulp: iser over)' "$out/bench-iser-$t.out" || true
+done
+[ $ab = 0 ] || { echo "bench: iSER A/B failed (see .check/bench-iser-*.out)"; exit 1; }

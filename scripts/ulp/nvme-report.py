@@ -30,6 +30,12 @@ METRICS = (("seqread", "read_bw", 1 / 1024, "MiB/s"),
            ("randread4k", "read_iops", 1, "IOPS"))
 
 
+def median(v):
+    """The median of a driver's runs (robust to one disturbed run)."""
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
 def errors_of(r):
     """Errors fio reported for one run: verify failures, I/O errors, exits."""
     return (r.get("verify_errors", 0) + r.get("total_err", 0) + r.get("job_errors", 0)
@@ -88,8 +94,7 @@ def main():
             if not vals["stock"] or not vals["mrkit"]:
                 bad.append(f"AB {t} {name}: a run failed")
                 continue
-            s = sum(vals["stock"]) / len(vals["stock"])
-            m = sum(vals["mrkit"]) / len(vals["mrkit"])
+            s, m = median(vals["stock"]), median(vals["mrkit"])
             spread = max((max(v) - min(v)) / (sum(v) / len(v)) * 100 for v in vals.values())
             print(f"AB nvme {t} {name} stock={s:.1f} mrkit={m:.1f} ratio={m / s:.3f} spread={spread:.1f}"
                   f"   ({unit}; runs stock {', '.join(f'{x:.1f}' for x in vals['stock'])},"
