@@ -5,8 +5,11 @@
 #   make          build mrkit.ko against Debian's linux-headers-amd64
 #   make check    every test: static checks, out-of-tree build, KUnit
 #                 (normal and sanitizer builds) on UML, the VM scenarios
-#   make demo     the sample NVMe/RDMA initiator against nvmet-rdma in a VM
-#   make bench    mrkit against the anchors' approaches (UML and the VM)
+#   make demo     the kernel's ULPs (nvme-rdma, ...) converted to mrkit,
+#                 under fio verify and faults against the kernel's targets
+#                 in a VM running Debian's kernel
+#   make bench    mrkit against the anchors' approaches (UML and the VM),
+#                 then the converted nvme-rdma against the stock one (A/B)
 #   make clean
 
 KDIR ?= $(shell scripts/kdir.sh)

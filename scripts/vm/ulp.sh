@@ -33,6 +33,7 @@ set -euo pipefail
 ulp=${1:?usage: ulp.sh ULP rxe|siw MODE}
 transport=${2:-rxe}
 mode=${3:-check}
+"$(dirname "$0")/../deps.sh" check	# python3, linux-source-6.1 too
 . "$(dirname "$0")/vm-lib.sh"
 vm_env
 hook=$proj/scripts/ulp/$ulp.sh
