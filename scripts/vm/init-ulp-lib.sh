@@ -18,6 +18,7 @@
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
 #   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
 #                       N rounds of run_ab stock|mrkit ROUND S, interleaved
+#   ulp_ab_jobs D R S A...  one driver's A/B fio jobs (round 0: the data)
 #   ulp_finish NAME     unload mrkit, report splats, PASS, power off
 # Every helper keeps its variables local: callers loop over their own.
 
@@ -112,6 +113,26 @@ ulp_ab_rounds() {
 			run_ab $d $r "$1"
 		done
 	done
+}
+
+# ulp_ab_jobs DRIVER ROUND SECS FIO-ARGS...: one driver's A/B jobs; round
+# 0 writes the data once (1 MiB blocks), later rounds run sequential 1 MiB
+# write and read and 4 KiB random read for SECS each.  FIO-ARGS name the
+# target and the verification (e.g. --verify=crc32c --verify_interval=4k).
+ulp_ab_jobs() {
+	local d=$1 r=$2 s=$3
+	shift 3
+	if [ "$r" = 0 ]; then
+		ulp_fio "ab-$t-prefill" --name=prefill "$@" --rw=write --bs=1m \
+			--do_verify=0
+		return
+	fi
+	ulp_fio "ab-$t-seqwrite-$d-$r" --name=seqwrite "$@" --rw=write \
+		--bs=1m --do_verify=0 --time_based --runtime="$s"
+	ulp_fio "ab-$t-seqread-$d-$r" --name=seqread "$@" --rw=read --bs=1m \
+		--time_based --runtime="$s"
+	ulp_fio "ab-$t-randread4k-$d-$r" --name=randread4k "$@" \
+		--rw=randread --bs=4k --time_based --runtime="$s"
 }
 
 # ulp_finish NAME: unload mrkit, show any splat since $s_start, print

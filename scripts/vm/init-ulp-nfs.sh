@@ -217,21 +217,8 @@ ab_args() {
 run_ab() {	# driver round seconds
 	drv_load "$1"
 	nfs_mount "$1"
-	if [ "$2" = 0 ]; then
-		# shellcheck disable=SC2046
-		ulp_fio "ab-$t-prefill" --name=prefill $(ab_args) --rw=write \
-			--bs=1m --do_verify=0
-	else
-		# shellcheck disable=SC2046
-		ulp_fio "ab-$t-seqwrite-$1-$2" --name=seqwrite $(ab_args) \
-			--rw=write --bs=1m --do_verify=0 --time_based --runtime=$3
-		# shellcheck disable=SC2046
-		ulp_fio "ab-$t-seqread-$1-$2" --name=seqread $(ab_args) \
-			--rw=read --bs=1m --time_based --runtime=$3
-		# shellcheck disable=SC2046
-		ulp_fio "ab-$t-randread4k-$1-$2" --name=randread4k $(ab_args) \
-			--rw=randread --bs=4k --time_based --runtime=$3
-	fi
+	# shellcheck disable=SC2046
+	ulp_ab_jobs "$1" "$2" "$3" $(ab_args)
 	nfs_umount "$1"
 	drv_unload "$1"
 }
