@@ -17,6 +17,11 @@
 # (256 MiB, O_DIRECT and buffered), and faults under load with both the
 # stock and the mrkit module (nfsd restarted, umount right after I/O);
 # VERIFY / FAULT / LOC lines from scripts/ulp/nfs-report.py.
+# Then iSER: the kernel's iSER initiator (ib_iser with its registration
+# code on mrkit) logged in by open-iscsi to LIO's ib_isert on a RAM LUN,
+# fio verify on the SCSI disk (256 MiB; 32 MiB with mrkit's rkey fence and
+# with the stock ib_iser.ko), logout+login and the portal removed under
+# load; VERIFY / FENCE / FAULT / LOC lines from scripts/ulp/iser-report.py.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +35,10 @@ done
 for t in rxe siw; do
 	echo "=== NFS/RDMA: the kernel's NFS client, frwr_ops.c on mrkit, vs knfsd over $t"
 	"$proj/scripts/vm/ulp.sh" nfs "$t" demo || rc=1
+done
+for t in rxe siw; do
+	echo "=== iSER: the kernel's iSER initiator, ib_iser on mrkit, vs LIO ib_isert over $t"
+	"$proj/scripts/vm/ulp.sh" iser "$t" demo || rc=1
 done
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"

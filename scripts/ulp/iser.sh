@@ -20,7 +20,7 @@ ULP_TIMEOUT=${ISER_TIMEOUT:-900}
 # jobs (seconds); small for make check.
 case $mode in
 check) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=0 iser_faults=${ISER_FAULTS:-portal} iser_drv=${ISER_DRV:-mrkit}" ;;
-demo) ULP_CMDLINE="iser_verify=256 iser_fault=48 iser_ab_secs=0 iser_faults=logout,portal" ;;
+demo) ULP_CMDLINE="iser_verify=256 iser_verify_other=32 iser_fault=16 iser_ab_secs=0 iser_faults=portal,logout iser_drv=${ISER_DRV:-mrkit}" ;;
 bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-8} iser_faults=" ;;
 *) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=4 iser_faults=logout,portal" ;;
 esac

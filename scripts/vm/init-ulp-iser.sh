@@ -9,9 +9,9 @@
 # fio (over 9p) drives the SCSI disk /dev/sdX.
 #   mrkit_mode=check  mrkit driver: a short verify run and its read-back,
 #                     the target portal removed and re-added under load
-#   mrkit_mode=demo   verify runs (256 MiB) for stock, mrkit and mrkit with
-#                     the fence; logout+login and the portal fault under
-#                     load for stock and mrkit
+#   mrkit_mode=demo   verify runs: 256 MiB for mrkit, 64 MiB for mrkit with
+#                     the fence and for stock; logout+login and the portal
+#                     fault under load (mrkit, or iser_drv)
 #   mrkit_mode=bench  A/B: sequential 512 KiB write and read, 4 KiB random
 #                     read; stock, mrkit, mrkit+fence interleaved, twice
 # Sizes arrive as iser_verify, iser_fault (MiB), iser_ab_secs, iser_faults.
@@ -56,9 +56,18 @@ portal_add() {
 # LIO keeps established connections when a portal goes; disabling the TPG
 # drops its sessions.  So the portal fault is: iSER turned off and the
 # portal deleted (no new connection reaches the target), the TPG disabled
-# (the session drops), then all of it back.
-portal_del() {
-	echo 0 > $NP/iser && rmdir $NP && echo 0 > $G/enable
+# (the session drops), then all of it back.  On siw, LIO's session release
+# with the target's RDMA READs in flight did not finish within minutes
+# (seen with Debian's stock ib_iser as well): there the portal goes under
+# load and the TPG is disabled once fio has finished.
+np_del() {
+	echo 0 > $NP/iser && rmdir $NP || return 1
+	mark "portal deleted"
+}
+
+tpg_off() {
+	echo 0 > $G/enable
+	mark "TPG disabled"
 }
 
 # A RAM LUN large enough for the biggest region used, no ACLs, no CHAP.
@@ -140,10 +149,13 @@ drv_unload() {
 	ulp_wait 100 rmmod ib_iser 2> /dev/null || fail "rmmod ib_iser ($1)"
 }
 
-# MRs still registered on the RDMA device once everything is idle.
+# MRs the initiator still has registered once everything is idle (the
+# PD's owner is ib_iser; ib_isert's own MRs on iWARP go when the target
+# has torn its side down, which may take longer).
+ini_mrs() { rdma res show mr | grep -c 'comm \[ib_iser\]'; }
 mrs_left() {
-	ulp_wait 50 test "$(rdma res show mr | grep -c mrn)" = 0
-	rdma res show mr | grep -c mrn
+	ulp_wait 50 test "$(ini_mrs)" = 0
+	ini_mrs
 }
 
 # mrkit's counters for the pools of the current connection.
@@ -177,26 +189,39 @@ verify_args() {	# MiB-per-job offset-MiB
 	     "--verify=crc32c --randrepeat=1 --verify_fatal=0"
 }
 
+# Phases on the console (not MRKIT-VM lines), for timing.
+mark() { echo "ISER-TIME $(cut -d' ' -f1 /proc/uptime) $*"; }
+
 # Write and verify a region, then read it all back in a second pass.
 run_verify() {	# driver MiB
+	mark "verify $1 $2"
 	drv_load "$1"
 	iser_login || fail "login ($1)"
 	l0=$(ulp_mrkit_leaks)
+	mark "login done"
+	# The owner of the initiator's MRs, as mrs_left() counts them.
+	say "ISER mrs $t $1 initiator=$(ini_mrs) all=$(rdma res show mr | grep -c mrn)"
 	# shellcheck disable=SC2046
 	ulp_fio "verify-$t-$1" $(verify_args $(($2 / 2)) 0) --do_verify=1
 	# shellcheck disable=SC2046
 	ulp_fio "readback-$t-$1" $(verify_args $(($2 / 2)) 0) --verify_only=1
 	[ "$1" = stock ] || mrkit_stats "$1"
+	mark "logout"
 	iser_logout || fail "logout ($1)"
 	drv_unload "$1"
+	mark "unloaded"
 	say "ISER verify $t $1 leaks=$(($(ulp_mrkit_leaks) - l0 + $(mrs_left)))"
 }
 
-# A fault under load.  Region A (first fmib MiB) is written and verified
-# before; fio writes region B with verification running behind it while
-# the fault hits; afterwards region A must read back intact (and, when the
-# session recovered by itself, region B too).
+# A fault under load.  Region A (the first MiB) is written and verified
+# before; fio writes region B while the fault hits.  Afterwards region A
+# must read back intact, and region B: for the portal fault (the session
+# recovers by itself, I/O resumes) fio's own verification of what it
+# wrote, running behind the writes, and a read-back; for logout (the disk
+# goes away under fio: reads of a deleted disk end early, which fio would
+# report as bad headers) a fresh write and verify on the new session.
 run_fault() {	# driver fault MiB
+	mark "fault $1 $2"
 	drv_load "$1"
 	iser_login || fail "login ($1, $2)"
 	s0=$(ulp_splats)
@@ -205,9 +230,11 @@ run_fault() {	# driver fault MiB
 	h=$(($3 / 2))
 	# shellcheck disable=SC2046
 	ulp_fio "fault-$t-$2-$1-pre" $(verify_args $h 0) --do_verify=1
-	# shellcheck disable=SC2046
-	ulp_fio "fault-$t-$2-$1" $(verify_args $h "$3") --do_verify=1 \
-		--verify_backlog=32 --continue_on_error=all &
+	behind="--do_verify=1 --verify_backlog=32"
+	[ "$2" = logout ] && behind=--do_verify=0
+	# shellcheck disable=SC2046,SC2086
+	ulp_fio "fault-$t-$2-$1" $(verify_args $h "$3") $behind \
+		--continue_on_error=all &
 	pid=$!
 	w0=$(written_mib)
 	ulp_wait 600 wrote_some $((w0 + h / 2 + 1)) ||
@@ -219,11 +246,19 @@ run_fault() {	# driver fault MiB
 		wait $pid
 		iser_login || fail "login after logout ($1)"
 		relog=1
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args $h "$3") --do_verify=1
 		;;
 	portal)
 		rm -f /tmp/portal.done
-		(portal_del && touch /tmp/portal.done) &
-		ulp_wait 300 test -e /tmp/portal.done ||
+		if [ "$t" = siw ]; then
+			np_del || fail "portal removal ($1)"
+			wait $pid
+			tpg_off && touch /tmp/portal.done &
+		else
+			np_del && tpg_off && touch /tmp/portal.done &
+		fi
+		ulp_wait 1800 test -e /tmp/portal.done ||
 			{ diag; fail "portal removal ($1) did not finish"; }
 		sleep 2
 		portal_add || fail "portal re-add ($1)"
@@ -248,6 +283,7 @@ run_fault() {	# driver fault MiB
 
 # A/B: sequential 512 KiB write and read, 4 KiB random read, iodepth 32.
 run_ab() {	# driver round seconds
+	mark "ab $1 $2"
 	drv_load "$1"
 	iser_login || fail "login ($1)"
 	common="--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=$3 --size=48m"
@@ -262,6 +298,7 @@ run_ab() {	# driver round seconds
 	drv_unload "$1"
 }
 
+mark "setup done"
 s_start=$(ulp_splats)
 faults=$(echo "${iser_faults:-}" | tr ',' ' ')
 case $mode in
@@ -272,13 +309,11 @@ check)
 	done
 	;;
 demo)
-	for d in stock mrkit fence; do
-		run_verify $d "$vmib"
-	done
+	run_verify mrkit "$vmib"
+	run_verify fence "${iser_verify_other:-64}"
+	run_verify stock "${iser_verify_other:-64}"
 	for f in $faults; do
-		for d in stock mrkit; do
-			run_fault $d "$f" "$fmib"
-		done
+		run_fault "${iser_drv:-mrkit}" "$f" "$fmib"
 	done
 	;;
 bench)
