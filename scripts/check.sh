@@ -12,6 +12,10 @@
 #     invalidation, and with the target's port removed mid-I/O
 #     (scripts/vm/run.sh), the two-CPU pool benchmark with a tiny
 #     count, and the two-CPU stress of the review's races
+#  5. nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit
+#     (built at build time from linux-source-6.1), each over rxe and siw
+#     against the kernel's target: a short fio verify and one fault
+#     (scripts/vm/ulp.sh ULP TRANSPORT check)
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -50,6 +54,14 @@ run "demo: target port removed with I/Os in flight (siw)" scripts/vm/run.sh demo
 run "bench: W1 contention variant, 2 vCPUs (tiny count)" env BENCH_SMP_ITERS=2000 scripts/vm/run.sh bench
 # The review's races that need two CPUs, with SLUB poisoning on.
 run "stress: puts after destroy and growth on 2 vCPUs (slub_debug)" scripts/vm/run.sh stress
+# The kernel's own initiators on mrkit against the kernel's targets, short:
+# fio verify=crc32c and one fault under load each (make demo runs them long).
+for ulp in nvme iser nfs; do
+	for t in rxe siw; do
+		run "ulp: $ulp on mrkit over $t, short verify and one fault" \
+			scripts/vm/ulp.sh "$ulp" "$t" check
+	done
+done
 
 passed=0
 failed=0
