@@ -70,28 +70,21 @@ static void nvme_rdma_destroy_queue_ib(struct nvme_rdma_queue *queue)
 static int nvme_rdma_get_max_fr_pages(struct ib_device *ibdev, bool pi_support)
 {
 	/*
-	 * A command carries one keyed SGL, so a request is one MR: ask for
-	 * the largest request plus a page for an unaligned head, or what
-	 * the device allows.
+	 * A command carries one keyed SGL, so a request is one MR: the
+	 * largest request the device's page list allows, less a page for an
+	 * unaligned head.
 	 */
-	static const u32 want[] = { NVME_RDMA_MAX_SEGMENTS + 1,
-				    NVME_RDMA_MAX_SEGMENTS, 0 };
 	struct mrkit_io_shape shape = {
-		.max_io_bytes = NVME_RDMA_MAX_SEGMENTS * SZ_4K,
+		.max_io_bytes = SZ_4K,
 		.extra_wrs = 1,
 		.flags = pi_support ? MRKIT_POOL_INTEGRITY : 0,
 		.map_flags = MRKIT_MAP_4K,
 	};
 	struct mrkit_limits lim;
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(want); i++) {
-		shape.pages_per_mr = want[i];
-		if (!mrkit_query_limits(ibdev, &shape, &lim))
-			return min_t(u32, NVME_RDMA_MAX_SEGMENTS,
-				     lim.pages_per_mr - 1);
-	}
-	return 0;
+	if (mrkit_query_limits(ibdev, &shape, &lim))
+		return 0;
+	return min_t(u32, NVME_RDMA_MAX_SEGMENTS, lim.max_pages_per_mr - 1);
 }
 
 /* mrkit-splice: replace nvme_rdma_create_queue_ib */
