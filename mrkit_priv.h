@@ -202,7 +202,7 @@ int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
 			enum mrkit_mr_state to);
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);
 const char *mrkit_mr_state_name(enum mrkit_mr_state state);
-int mrkit_mr_put_owned(struct mrkit_mr *mr);
+int mrkit_mr_put_valid(struct mrkit_mr *mr);
 void mrkit_io_hand_out(struct mrkit_io *io);
 void mrkit_io_put_all(struct mrkit_io *io, u8 state);
 void mrkit_io_enforce_pi_all(struct mrkit_io *io);
@@ -248,19 +248,6 @@ static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)
 }
 
 /*
- * An owner transition no completion handler can race with - no WR of the
- * descriptor is in flight (map, hand-out, put after the I/O finished), or
- * the only ones complete on the CQ that runs this (the settle of a
- * finished chain) - is a plain store.  mrkit_mr_transition() (a cmpxchg)
- * is for the transitions a flush on another CQ can race: invalidating a
- * posted registration, and remote invalidation.
- */
-static inline void mrkit_mr_set(struct mrkit_mr *mr, enum mrkit_mr_state to)
-{
-	atomic_set(&mr->state, to);
-}
-
-/*
  * Fault injection: every allocation mrkit makes itself asks mrkit_fault()
  * first.  Only KUnit builds have a hook; elsewhere this is constant false.
  * Verbs calls are failed by the fake device instead.  Keep
@@ -276,13 +263,6 @@ enum mrkit_fault_site {
 };
 
 #if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
-/*
- * Locked read-modify-write operations mrkit performed (make bench's
- * ATOMICS lines); every atomic RMW in mrkit is annotated with mrkit_rmw().
- * A plain counter: the benchmark reads it from one thread on UML.
- */
-extern unsigned long mrkit_rmw_ops;
-#define mrkit_rmw(n)	(mrkit_rmw_ops += (n))
 extern const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES];
 extern bool (*mrkit_fault_hook)(enum mrkit_fault_site site);
 extern atomic_t mrkit_live_objects;
@@ -295,7 +275,6 @@ static inline bool mrkit_fault(enum mrkit_fault_site site)
 }
 
 #define mrkit_count_obj(delta)	do { } while (0)
-#define mrkit_rmw(n)		do { } while (0)
 #endif
 
 /* Every object mrkit allocates itself goes through these two pairs. */

@@ -192,13 +192,10 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * Settle one descriptor's state after its I/O finished, before it is put
  * back.  @drained: the chain that finished the I/O completed, so no WR
- * references the descriptor any more.  Returns 1 when its LOCAL_INV (or
- * READ_WITH_INV) invalidated it: a successful chain completed on the CQ
- * that runs this, where a flush of the descriptor's other WRs would also
- * be handled, so the state change is a plain store.
+ * references the descriptor any more.
  */
-static unsigned int mrkit_io_settle_one(struct mrkit_mr *mr, int status,
-					bool drained)
+static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
+				bool drained)
 {
 	switch (mrkit_mr_state(mr)) {
 	case MRKIT_MR_INVALIDATING:
@@ -207,8 +204,10 @@ static unsigned int mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 			break;
 		}
 		mr->dev_valid = false;
-		mrkit_mr_set(mr, MRKIT_MR_RESERVED);
-		return 1;
+		atomic64_inc(&mr->pool->local_inv);
+		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+				    MRKIT_MR_RESERVED);
+		break;
 	case MRKIT_MR_REGISTERED:
 		/* Handed out, never posted: nothing live at the device. */
 		if (!mr->dev_valid || mr->inv_key != mr->ibmr->rkey) {
@@ -227,7 +226,6 @@ static unsigned int mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 	default:
 		break;
 	}
-	return 0;
 }
 
 /**
@@ -258,21 +256,15 @@ void mrkit_io_notify(struct mrkit_io *io)
  */
 static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained)
 {
-	unsigned int inv = 0;
 	struct mrkit_mr *mr;
 	u16 fenced = 0;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
-		inv += mrkit_io_settle_one(mr, status, drained);
+		mrkit_io_settle_one(mr, status, drained);
 		if (mrkit_mr_state(mr) == MRKIT_MR_STALE)
 			fenced++;
 		else
 			mr->io = NULL;
-	}
-	if (inv) {
-		/* One counter update per I/O, not per descriptor. */
-		atomic64_add(inv, &io->pool->local_inv);
-		mrkit_rmw(1);
 	}
 	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
 	mrkit_io_enforce_pi_all(io);

@@ -299,8 +299,10 @@ void mrkit_io_put_all(struct mrkit_io *io, u8 state)
 		mr->io_next = NULL;
 		if (!fence)
 			mr->io = NULL;
-		/* A REGISTERED one here keeps its key (lazy): live or not. */
-		mrkit_mr_put_owned(mr);
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+			mrkit_mr_put_valid(mr);
+		else
+			mrkit_mr_put(mr);
 	}
 }
 
@@ -341,8 +343,7 @@ static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 		ibmr->iova = 0;
 	else if (flags & MRKIT_MAP_IOVA_TAG)
 		ibmr->iova = (ibmr->iova & 0xffffffffULL) | (u64)io->tag << 32;
-	mrkit_mr_set(mr, MRKIT_MR_MAPPED);	/* fresh from the pool */
-	return 0;
+	return mrkit_mr_transition(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
 }
 
 /**
@@ -509,9 +510,7 @@ static void mrkit_mr_hand_out(struct mrkit_io *io, struct mrkit_mr *mr)
 	struct ib_mr *ibmr = mr->ibmr;
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
-	/* No WR of it in flight: a plain store, after the key (find_rkey). */
-	smp_wmb();
-	mrkit_mr_set(mr, MRKIT_MR_REGISTERED);
+	mrkit_mr_transition(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
 }
 
 /* Called by the post paths; a no-op when mrkit_io_segs() already ran. */

@@ -124,9 +124,6 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_hook);
 atomic_t mrkit_live_objects = ATOMIC_INIT(0);
 EXPORT_SYMBOL_IF_KUNIT(mrkit_live_objects);
 
-unsigned long mrkit_rmw_ops;
-EXPORT_SYMBOL_IF_KUNIT(mrkit_rmw_ops);
-
 bool mrkit_fault(enum mrkit_fault_site site)
 {
 	bool (*hook)(enum mrkit_fault_site site) = READ_ONCE(mrkit_fault_hook);
@@ -164,7 +161,6 @@ static void mrkit_push(struct mrkit_pool *pool, struct mrkit_mr *mr)
 		mr->next_free = mrkit_head_top(old);
 		new = mrkit_head_pack(mr->idx, mrkit_head_count(old) + 1,
 				      mrkit_head_tag(old) + 1);
-		mrkit_rmw(1);
 	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
 }
 
@@ -184,7 +180,6 @@ static struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool, u32 *nfree)
 		new = mrkit_head_pack(READ_ONCE(mr->next_free),
 				      mrkit_head_count(old) - 1,
 				      mrkit_head_tag(old) + 1);
-		mrkit_rmw(1);
 	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
 	*nfree = mrkit_head_count(new);
 	return mr;
@@ -460,7 +455,6 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 		atomic_set(&mr->state, MRKIT_MR_FREE);
 		trace_mrkit_mr_replaced(mr);
 		atomic_dec(&pool->nr_stale);
-		mrkit_rmw(1);
 		mr->io_next = NULL;	/* was retire_node */
 		mrkit_push(pool, mr);
 	}
@@ -470,7 +464,6 @@ static void mrkit_pool_wake(struct mrkit_pool *pool)
 {
 	void (*notify)(struct mrkit_pool *pool, void *ctx);
 
-	mrkit_rmw(1);
 	if (!xchg(&pool->starved, false))
 		return;
 	wake_up_all(&pool->wait);
@@ -766,7 +759,6 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
 {
 	atomic64_inc(&pool->exhausted);
-	mrkit_rmw(1);
 	trace_mrkit_pool_exhausted(pool, 0);
 	if (READ_ONCE(pool->nr_alloc) < pool->max_depth &&
 	    !READ_ONCE(pool->grow_pending)) {
@@ -871,12 +863,10 @@ again:
 	case MRKIT_MR_RESERVED:
 	case MRKIT_MR_MAPPED:
 		/* Lost to a flush marking it stale: put it as what it is now. */
-		mrkit_rmw(1);
 		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_FREE))
 			goto again;
 		return mrkit_mr_push_free(pool, mr);
 	case MRKIT_MR_STALE:
-		mrkit_rmw(1);
 		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_RETIRING))
 			goto again;
 		if (unlikely(READ_ONCE(pool->dead)))
@@ -905,30 +895,26 @@ again:
 EXPORT_SYMBOL_NS_GPL(mrkit_mr_put, MRKIT);
 
 /**
- * mrkit_mr_put_owned - give back a descriptor of a finished I/O
- * @mr: a descriptor no WR references any more (RESERVED or MAPPED, or
- *	REGISTERED with a lazily kept key)
+ * mrkit_mr_put_valid - give back a descriptor whose registration is live
+ * @mr: a REGISTERED descriptor
  *
- * The I/O path's put: the I/O's own chain completed (or never was
- * posted), so no completion handler can change the state under it and a
- * plain store replaces mrkit_mr_put()'s cmpxchg; anything else goes
- * through mrkit_mr_put().  In the lazy case the rkey stays valid at the
- * device and the descriptor's next registration invalidates it first.
+ * Lazy invalidation only: the rkey stays valid at the device and the
+ * descriptor's next registration invalidates it first.
  *
  * Context: any.
- * Return: as mrkit_mr_put().
+ * Return: 0, or -EINVAL if @mr is not REGISTERED.
  */
-int mrkit_mr_put_owned(struct mrkit_mr *mr)
+int mrkit_mr_put_valid(struct mrkit_mr *mr)
 {
-	switch (mrkit_mr_state(mr)) {
-	case MRKIT_MR_RESERVED:
-	case MRKIT_MR_MAPPED:
-	case MRKIT_MR_REGISTERED:
-		mrkit_mr_set(mr, MRKIT_MR_FREE);
-		return mrkit_mr_push_free(mr->pool, mr);
-	default:
-		return mrkit_mr_put(mr);
+	struct mrkit_pool *pool = mr->pool;
+
+	if (atomic_cmpxchg(&mr->state, MRKIT_MR_REGISTERED, MRKIT_MR_FREE) !=
+	    MRKIT_MR_REGISTERED) {
+		mrkit_pool_err(pool, "descriptor %u: lazy put of a %s descriptor\n",
+			       mr->idx, mrkit_mr_state_name(mrkit_mr_state(mr)));
+		return -EINVAL;
 	}
+	return mrkit_mr_push_free(pool, mr);
 }
 
 /**
@@ -985,12 +971,10 @@ int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
 	    (unsigned int)to >= MRKIT_MR_NR_STATES ||
 	    !(mrkit_mr_legal[from] & BIT(to)))
 		goto illegal;
-	mrkit_rmw(1);
 	cur = atomic_cmpxchg(&mr->state, from, to);
 	if (cur == from) {
 		if (to == MRKIT_MR_STALE) {
 			atomic_inc(&mr->pool->nr_stale);
-			mrkit_rmw(1);
 			trace_mrkit_mr_stale(mr);
 		}
 		return 0;
@@ -1020,10 +1004,8 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 	int cur = atomic_read(&mr->state);
 
 	while (cur >= MRKIT_MR_RESERVED && cur <= MRKIT_MR_INVALIDATING) {
-		mrkit_rmw(1);
 		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
 			atomic_inc(&mr->pool->nr_stale);
-			mrkit_rmw(1);
 			trace_mrkit_mr_stale(mr);
 			return;
 		}

@@ -405,7 +405,6 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
 	mrkit_pi_decode(&io->pi, &st, ret, res);
 	mr->pi_unchecked = false;
 	atomic64_inc(&pool->sig_checks);
-	mrkit_rmw(1);
 	if (ret) {
 		mrkit_pool_err(pool, "ib_check_mr_status failed: %d\n", ret);
 		return ret;
@@ -413,7 +412,6 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
 	if (res->type == MRKIT_PI_OK)
 		return 0;
 	atomic64_inc(&pool->sig_errors);
-	mrkit_rmw(1);
 	trace_mrkit_sig_err(mr, res);
 	mrkit_pool_err(pool,
 		       "PI error: bad %s at sector %llu (expected 0x%x, actual 0x%x)\n",
@@ -454,7 +452,6 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_check_pi, MRKIT);
 int mrkit_mr_enforce_pi_slow(struct mrkit_io *io, struct mrkit_mr *mr)
 {
 	atomic64_inc(&io->pool->sig_forced);
-	mrkit_rmw(1);
 	mrkit_pool_err(io->pool,
 		       "protected descriptor %u released without a signature check; checking it now\n",
 		       mr->idx);
