@@ -329,13 +329,7 @@ bench)
 esac
 
 kill $iscsid_pid 2> /dev/null
-gone() { [ ! -e "/sys/module/$1" ]; }
-rmmod mrkit 2> /tmp/rmmod.err
-if ! ulp_wait 50 gone mrkit; then
-	sed 's/^/MRKIT-VM   /' /tmp/rmmod.err
-	lsmod | sed 's/^/MRKIT-VM   /'
-	fail "rmmod mrkit"
-fi
+ulp_unload_mrkit
 sp=$(($(ulp_splats) - s_start))
 [ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
 say "ISER end splats=$sp"

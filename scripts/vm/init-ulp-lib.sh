@@ -19,6 +19,7 @@
 #   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
 #                       N rounds of run_ab stock|mrkit ROUND S, interleaved
 #   ulp_ab_jobs D R S A...  one driver's A/B fio jobs (round 0: the data)
+#   ulp_unload_mrkit    rmmod mrkit, retried for up to 10 s
 #   ulp_finish NAME     unload mrkit, report splats, PASS, power off
 # Every helper keeps its variables local: callers loop over their own.
 
@@ -135,11 +136,25 @@ ulp_ab_jobs() {
 		--rw=randread --bs=4k --time_based --runtime="$s"
 }
 
+# ulp_unload_mrkit: rmmod mrkit, retried for up to 10 s (a ULP module's
+# reference can still be on its way out right after its own rmmod).
+ulp_rmmod_mrkit() {
+	rmmod mrkit 2> /tmp/rmmod.err
+	[ ! -e /sys/module/mrkit ]
+}
+
+ulp_unload_mrkit() {
+	ulp_wait 100 ulp_rmmod_mrkit && return 0
+	sed 's/^/MRKIT-VM   /' /tmp/rmmod.err
+	lsmod | sed 's/^/MRKIT-VM   /'
+	fail "rmmod mrkit"
+}
+
 # ulp_finish NAME: unload mrkit, show any splat since $s_start, print
 # "NAME end splats=N" and, with none, the PASS line; power off.
 ulp_finish() {
 	local sp
-	rmmod mrkit || fail "rmmod mrkit"
+	ulp_unload_mrkit
 	sp=$(($(ulp_splats) - s_start))
 	[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 |
 		sed 's/^/MRKIT-VM   /'
