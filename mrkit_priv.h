@@ -187,6 +187,12 @@ struct mrkit_pool {
 	char			name[32];
 };
 
+/* Integrity pools allocate struct mrkit_sig_mr descriptors. */
+static inline bool mrkit_pool_integrity(const struct mrkit_pool *pool)
+{
+	return pool->mr_type == IB_MR_TYPE_INTEGRITY;
+}
+
 /* One ratelimited line naming the device and the pool. */
 #define mrkit_pool_err(pool, fmt, ...)					\
 	do {								\
@@ -263,6 +269,13 @@ enum mrkit_fault_site {
 };
 
 #if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
+/*
+ * Locked read-modify-write operations mrkit performed (make bench's
+ * ATOMICS lines); every atomic RMW in mrkit is annotated with mrkit_rmw().
+ * A plain counter: the benchmark reads it from one thread on UML.
+ */
+extern unsigned long mrkit_rmw_ops;
+#define mrkit_rmw(n)	(mrkit_rmw_ops += (n))
 extern const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES];
 extern bool (*mrkit_fault_hook)(enum mrkit_fault_site site);
 extern atomic_t mrkit_live_objects;
@@ -275,6 +288,7 @@ static inline bool mrkit_fault(enum mrkit_fault_site site)
 }
 
 #define mrkit_count_obj(delta)	do { } while (0)
+#define mrkit_rmw(n)		do { } while (0)
 #endif
 
 /* Every object mrkit allocates itself goes through these two pairs. */
@@ -299,27 +313,54 @@ static inline void mrkit_free(void *p)
 }
 
 extern struct kmem_cache *mrkit_mr_cache;
+extern struct kmem_cache *mrkit_sig_mr_cache;
 
-/* Descriptors come from their own cache: 104-byte objects, no rounding. */
-static inline struct mrkit_mr *mrkit_mr_alloc(int node)
+/*
+ * An integrity descriptor: the descriptor and the protection state of the
+ * I/O it serves (the T10-PI parameters, and the status mrkit read when it
+ * had to check the signature itself).  Only integrity pools allocate these
+ * (mrkit_sig_mr_cache), so neither a plain descriptor nor struct mrkit_io
+ * carries protection state; sigmr/ reaches it with mrkit_sig_mr().
+ */
+struct mrkit_sig_mr {
+	struct mrkit_mr		mr;
+	struct mrkit_pi		pi;
+	struct mrkit_pi_result	result;
+};
+
+static inline struct mrkit_sig_mr *mrkit_sig_mr(struct mrkit_mr *mr)
+{
+	return container_of(mr, struct mrkit_sig_mr, mr);
+}
+
+static inline struct kmem_cache *mrkit_desc_cache(bool integrity)
+{
+	return integrity ? mrkit_sig_mr_cache : mrkit_mr_cache;
+}
+
+/*
+ * Descriptors come from their own caches: 104-byte objects (integrity
+ * ones larger), no rounding.
+ */
+static inline struct mrkit_mr *mrkit_mr_alloc(int node, bool integrity)
 {
 	struct mrkit_mr *mr;
 
 	if (mrkit_fault(MRKIT_FAULT_DESC_ALLOC))
 		return NULL;
-	mr = kmem_cache_alloc_node(mrkit_mr_cache, GFP_KERNEL | __GFP_ZERO,
-				   node);
+	mr = kmem_cache_alloc_node(mrkit_desc_cache(integrity),
+				   GFP_KERNEL | __GFP_ZERO, node);
 	if (mr)
 		mrkit_count_obj(1);
 	return mr;
 }
 
-static inline void mrkit_mr_free(struct mrkit_mr *mr)
+static inline void mrkit_mr_free(struct mrkit_mr *mr, bool integrity)
 {
 	if (!mr)
 		return;
 	mrkit_count_obj(-1);
-	kmem_cache_free(mrkit_mr_cache, mr);
+	kmem_cache_free(mrkit_desc_cache(integrity), mr);
 }
 
 static inline void *mrkit_kvzalloc(enum mrkit_fault_site site, size_t size,

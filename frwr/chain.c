@@ -205,6 +205,7 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 		}
 		mr->dev_valid = false;
 		atomic64_inc(&mr->pool->local_inv);
+		mrkit_rmw(1);
 		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
 				    MRKIT_MR_RESERVED);
 		break;

@@ -80,6 +80,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_remote_inv, MRKIT);
 static int mrkit_bogus_inv(struct mrkit_pool *pool, u32 rkey, const char *why)
 {
 	atomic64_inc(&pool->bogus_inv);
+	mrkit_rmw(1);
 	trace_mrkit_reminv_bogus(pool, rkey);
 	mrkit_pool_err(pool, "bogus remote invalidation of rkey 0x%x: %s\n",
 		       rkey, why);
@@ -131,6 +132,7 @@ int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 		trace_mrkit_reminv(mr);
 		io->remote_inv_done = true;
 		atomic64_inc(&pool->remote_inv);
+		mrkit_rmw(1);
 		return 0;
 	}
 	return mrkit_bogus_inv(pool, rkey, "not a live rkey of this I/O");

@@ -233,6 +233,15 @@ static void bench_w1_test(struct kunit *test)
 			list_add(&w->items[depths[d] + i].node, &w->xprt.list);
 			list_add(&w->items[2 * depths[d] + i].node, &w->bare);
 		}
+		if (d == 0) {
+			/* mrkit's locked RMWs per get+put (its annotations). */
+			unsigned long r0 = mrkit_rmw_ops;
+
+			w1_round(w, W1_MRKIT, 1, 1000);
+			kunit_info(test, "ATOMICS W1 mrkit per_io=%lu.%03lu\n",
+				   (mrkit_rmw_ops - r0) / 1000,
+				   (mrkit_rmw_ops - r0) % 1000);
+		}
 		for (ki = 0; ki < ARRAY_SIZE(ks); ki++) {
 			for (r = 0; r < reps; r++)
 				for (i = 0; i < W1_NR; i++)
@@ -407,6 +416,7 @@ static void bench_memory_test(struct kunit *test)
 	 * The descriptor object and its pool slot; the pool structure, the
 	 * rkey index and debugfs are in the slab-growth figure.
 	 */
+	kunit_info(test, "BENCH IOSIZE bytes=%zu\n", sizeof(struct mrkit_io));
 	kunit_info(test, "BENCH MEM descriptor sizeof=%zu slab_object=%zu slot=%zu pool_struct=%zu (per pool)\n",
 		   sizeof(struct mrkit_mr), desc, sizeof(*pool->descs),
 		   ksize(pool));

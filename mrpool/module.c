@@ -21,27 +21,36 @@
 struct workqueue_struct *mrkit_wq;
 EXPORT_SYMBOL_IF_KUNIT(mrkit_wq);
 
-/* Every pool's descriptors. */
+/* Every pool's descriptors; integrity pools' in the second cache. */
 struct kmem_cache *mrkit_mr_cache;
+struct kmem_cache *mrkit_sig_mr_cache;
 
 static int __init mrkit_init(void)
 {
 	mrkit_mr_cache = KMEM_CACHE(mrkit_mr, 0);
 	if (!mrkit_mr_cache)
 		return -ENOMEM;
+	mrkit_sig_mr_cache = KMEM_CACHE(mrkit_sig_mr, 0);
+	if (!mrkit_sig_mr_cache)
+		goto out_mr_cache;
 	mrkit_wq = alloc_workqueue("mrkit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	if (!mrkit_wq) {
-		kmem_cache_destroy(mrkit_mr_cache);
-		return -ENOMEM;
-	}
+	if (!mrkit_wq)
+		goto out_sig_cache;
 	mrkit_debugfs_init();
 	return 0;
+
+out_sig_cache:
+	kmem_cache_destroy(mrkit_sig_mr_cache);
+out_mr_cache:
+	kmem_cache_destroy(mrkit_mr_cache);
+	return -ENOMEM;
 }
 
 static void __exit mrkit_exit(void)
 {
 	mrkit_debugfs_exit();
 	destroy_workqueue(mrkit_wq);
+	kmem_cache_destroy(mrkit_sig_mr_cache);
 	kmem_cache_destroy(mrkit_mr_cache);
 }
 

@@ -124,6 +124,9 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_hook);
 atomic_t mrkit_live_objects = ATOMIC_INIT(0);
 EXPORT_SYMBOL_IF_KUNIT(mrkit_live_objects);
 
+unsigned long mrkit_rmw_ops;
+EXPORT_SYMBOL_IF_KUNIT(mrkit_rmw_ops);
+
 bool mrkit_fault(enum mrkit_fault_site site)
 {
 	bool (*hook)(enum mrkit_fault_site site) = READ_ONCE(mrkit_fault_hook);
@@ -161,6 +164,7 @@ static void mrkit_push(struct mrkit_pool *pool, struct mrkit_mr *mr)
 		mr->next_free = mrkit_head_top(old);
 		new = mrkit_head_pack(mr->idx, mrkit_head_count(old) + 1,
 				      mrkit_head_tag(old) + 1);
+		mrkit_rmw(1);
 	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
 }
 
@@ -180,6 +184,7 @@ static struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool, u32 *nfree)
 		new = mrkit_head_pack(READ_ONCE(mr->next_free),
 				      mrkit_head_count(old) - 1,
 				      mrkit_head_tag(old) + 1);
+		mrkit_rmw(1);
 	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
 	*nfree = mrkit_head_count(new);
 	return mr;
@@ -345,7 +350,7 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		mr = mrkit_mr_alloc(pool->node);
+		mr = mrkit_mr_alloc(pool->node, mrkit_pool_integrity(pool));
 		if (!mr) {
 			ret = -ENOMEM;
 			goto out_unwind;
@@ -353,7 +358,7 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 		mr->ibmr = mrkit_alloc_ibmr(pool);
 		if (IS_ERR(mr->ibmr)) {
 			ret = PTR_ERR(mr->ibmr);
-			mrkit_mr_free(mr);
+			mrkit_mr_free(mr, mrkit_pool_integrity(pool));
 			mrkit_pool_err(pool, "ib_alloc_mr failed: %d\n", ret);
 			goto out_unwind;
 		}
@@ -379,7 +384,7 @@ out_unwind:
 		pool->descs[first + i] = NULL;
 		mrkit_unindex_mr(pool, mr);
 		ib_dereg_mr(mr->ibmr);
-		mrkit_mr_free(mr);
+		mrkit_mr_free(mr, mrkit_pool_integrity(pool));
 	}
 	return ret;
 }
@@ -455,6 +460,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 		atomic_set(&mr->state, MRKIT_MR_FREE);
 		trace_mrkit_mr_replaced(mr);
 		atomic_dec(&pool->nr_stale);
+		mrkit_rmw(1);
 		mr->io_next = NULL;	/* was retire_node */
 		mrkit_push(pool, mr);
 	}
@@ -464,6 +470,7 @@ static void mrkit_pool_wake(struct mrkit_pool *pool)
 {
 	void (*notify)(struct mrkit_pool *pool, void *ctx);
 
+	mrkit_rmw(1);
 	if (!xchg(&pool->starved, false))
 		return;
 	wake_up_all(&pool->wait);
@@ -499,7 +506,7 @@ static bool mrkit_pool_reap(struct mrkit_pool *pool)
 		}
 		mrkit_fence_put(pool, mr);
 		pool->descs[mr->idx] = NULL;
-		mrkit_mr_free(mr);
+		mrkit_mr_free(mr, mrkit_pool_integrity(pool));
 		pool->outstanding--;
 	}
 	return !pool->outstanding;
@@ -547,6 +554,7 @@ static void mrkit_pool_work(struct work_struct *work)
 	 * Cleared before growing: a getter that finds the pool empty while
 	 * this runs queues the work again rather than losing its request.
 	 */
+	mrkit_rmw(1);
 	if (xchg(&pool->grow_pending, false)) {
 		n = min(pool->depth, pool->max_depth - pool->nr_alloc);
 		ret = n ? mrkit_pool_add(pool, n) : 0;
@@ -726,7 +734,7 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 		}
 		mrkit_fence_put(pool, mr);
 		pool->descs[i] = NULL;
-		mrkit_mr_free(mr);
+		mrkit_mr_free(mr, mrkit_pool_integrity(pool));
 	}
 
 	if (outstanding) {
@@ -759,6 +767,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
 {
 	atomic64_inc(&pool->exhausted);
+	mrkit_rmw(1);
 	trace_mrkit_pool_exhausted(pool, 0);
 	if (READ_ONCE(pool->nr_alloc) < pool->max_depth &&
 	    !READ_ONCE(pool->grow_pending)) {
@@ -863,10 +872,12 @@ again:
 	case MRKIT_MR_RESERVED:
 	case MRKIT_MR_MAPPED:
 		/* Lost to a flush marking it stale: put it as what it is now. */
+		mrkit_rmw(1);
 		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_FREE))
 			goto again;
 		return mrkit_mr_push_free(pool, mr);
 	case MRKIT_MR_STALE:
+		mrkit_rmw(1);
 		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_RETIRING))
 			goto again;
 		if (unlikely(READ_ONCE(pool->dead)))
@@ -908,6 +919,7 @@ int mrkit_mr_put_valid(struct mrkit_mr *mr)
 {
 	struct mrkit_pool *pool = mr->pool;
 
+	mrkit_rmw(1);
 	if (atomic_cmpxchg(&mr->state, MRKIT_MR_REGISTERED, MRKIT_MR_FREE) !=
 	    MRKIT_MR_REGISTERED) {
 		mrkit_pool_err(pool, "descriptor %u: lazy put of a %s descriptor\n",
@@ -971,10 +983,12 @@ int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
 	    (unsigned int)to >= MRKIT_MR_NR_STATES ||
 	    !(mrkit_mr_legal[from] & BIT(to)))
 		goto illegal;
+	mrkit_rmw(1);
 	cur = atomic_cmpxchg(&mr->state, from, to);
 	if (cur == from) {
 		if (to == MRKIT_MR_STALE) {
 			atomic_inc(&mr->pool->nr_stale);
+			mrkit_rmw(1);
 			trace_mrkit_mr_stale(mr);
 		}
 		return 0;
@@ -1004,8 +1018,10 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 	int cur = atomic_read(&mr->state);
 
 	while (cur >= MRKIT_MR_RESERVED && cur <= MRKIT_MR_INVALIDATING) {
+		mrkit_rmw(1);
 		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
 			atomic_inc(&mr->pool->nr_stale);
+			mrkit_rmw(1);
 			trace_mrkit_mr_stale(mr);
 			return;
 		}

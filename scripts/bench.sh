@@ -131,11 +131,53 @@ print(f"  L: W3 <= 0.6 x rdma_rw:                            {met(w3, 0.6)} (wor
 print(f"  L: W2 <= 1.05 x bare ib_map_mr_sg on rxe:          {met(w2r, 1.05)} (worst {w2r}; siw's pass is its sg_offset workaround)")
 print(f"  L: W1 <= 0.5 x ib_mr_pool (UML and VM):            {met(max([v for v in (w1, w1s) if v is not None], default=None), 0.5)} (UML {w1}, VM {w1s})")
 print(f"  L: memory <= 128 bytes per descriptor:             {met(mk[1] if mk else None, 128)} ({mk[1] if mk else '?'} bytes)")
-print(f"  L: sizeof(struct mrkit_io) <= 96 bytes:            {met(iosize, 96)} ({iosize} bytes; PI state is still inline)")
+print(f"  L: sizeof(struct mrkit_io) <= 96 bytes:            {met(iosize, 96)} ({iosize} bytes; PI state lives in integrity descriptors)")
 fa = [float(a.split('per_io=')[1]) for a in atomics if ' mrkit_fence ' in a]
 print(f"  L: <= 2 atomic RMWs per descriptor (fence path):   {met(max(fa) if fa else None, 2)} ({max(fa) if fa else '?'} per one-descriptor I/O)")
 for a in atomics:
     print(a)
+if fa:
+    print(f"L cost atomics: {max(fa)} locked RMWs per one-descriptor I/O with the fence (asserted in bench_w3_test: pop and push 2, state cmpxchgs 5, the"
+          f" local_inv counter 1; lazily pop, push and 3 cmpxchgs): 2 needs the owner's state changes as plain stores, and a flush completion on another CQ"
+          f" marking the descriptor STALE at the same moment would be overwritten - the stale-retirement guarantee")
+# Issue L, for each W3 size: where mrkit's extra time over the nvme-style
+# path goes, from rows of this run - the pool (W1: mrkit vs ib_mr_pool),
+# the map (W2: mrkit's map+release vs bare ib_map_mr_sg, page entries, rxe)
+# and the rest (state machine, fence bookkeeping, chain building) - and
+# the guarantee each share buys.
+def med(w, cfg_pred, impl):
+    v = [float(x[3]) for x in rows if x[0] == w and x[2] == impl and cfg_pred(x[1])]
+    return v[0] if v else None
+p1 = lambda c: c.startswith("depth=128 get=1")
+pool_d = None
+a, b = med("W1", p1, "mrkit"), med("W1", p1, "ib_mr_pool")
+if a is not None and b is not None:
+    pool_d = a - b
+for cfg in sorted({x[1] for x in rows if x[0] == "W3"}, key=lambda c: int(c.split("pages=")[1])):
+    n = cfg.split("pages=")[1]
+    f, nv = med("W3", lambda c: c == cfg, "mrkit_fence"), med("W3", lambda c: c == cfg, "nvme_style")
+    lz = med("W3", lambda c: c == cfg, "mrkit_lazy")
+    m2 = med("W2", lambda c: c == f"dev=rxe pages={n} layout=page_entries", "mrkit_map+release")
+    b2 = med("W2", lambda c: c == f"dev=rxe pages={n} layout=page_entries", "ib_map_mr_sg")
+    if f is None or nv is None:
+        continue
+    map_d = (m2 - b2) if m2 is not None and b2 is not None else None
+    rest = f - nv - (pool_d or 0) - (map_d or 0)
+    fmt = lambda v: "?" if v is None else f"{v:.1f}"
+    print(f"L cost W3 pages={n}: fence {f:.1f} ns vs nvme_style {nv:.1f} ns: {f - nv:+.1f} ns to give up to reach 1.0x"
+          f" = pool {fmt(pool_d)} (lock-free stack + state word: get/put from any context, stale descriptors never handed out)"
+          f" + map {fmt(map_d)} (entry pass: page limit and zero-length entries refused on every provider)"
+          f" + rest {rest:.1f} (state cmpxchgs: a flush's STALE mark is never lost; the fence: done() only once every rkey is dead; bad_wr unwinding);"
+          f" lazy {fmt(lz)} ns ({fmt(None if lz is None else lz - nv)} ns: no LOCAL_INV wait, the fence given up)")
+xc = worst("W1", "xprtrdma_cache")
+print(f"L cost W1: {w1} x ib_mr_pool; the xprtrdma per-request cache measures {xc} x in this run: 0.5 x needs descriptors cached per I/O,"
+      f" which gives up the pool-wide count (in_use, leaks found at destroy) and the retirement of a stale descriptor before anyone can get it")
+m = re.search(r"sizeof=(\d+) slab_object=(\d+) slot=(\d+)", mem)
+if m and mk:
+    obj, slot = int(m.group(2)), int(m.group(3))
+    print(f"L cost memory: {mk[1]} B per descriptor = object {obj} + slot {slot} + rkey index and pool share {mk[1] - obj - slot};"
+          f" 128 B needs {mk[1] - 128} B less: the rkey index (an exact, O(1) check of every remotely invalidated rkey) or the"
+          f" per-descriptor LOCAL_INV WR and completion entries (invalidation chains of any length without allocating)")
 print(f"csv: {csv}")
 PY
 

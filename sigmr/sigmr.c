@@ -317,7 +317,7 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 	mr->io_next = NULL;
 	io->mrs = mr;
 	io->nr_mrs = 1;
-	io->pi = *pi;
+	mrkit_sig_mr(mr)->pi = *pi;
 	io->state = MRKIT_IO_MAPPED;
 	trace_mrkit_map(io, data_nents);
 	return 1;
@@ -402,9 +402,10 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
 	int ret;
 
 	ret = ib_check_mr_status(mr->ibmr, IB_MR_CHECK_SIG_STATUS, &st);
-	mrkit_pi_decode(&io->pi, &st, ret, res);
+	mrkit_pi_decode(&mrkit_sig_mr(mr)->pi, &st, ret, res);
 	mr->pi_unchecked = false;
 	atomic64_inc(&pool->sig_checks);
+	mrkit_rmw(1);
 	if (ret) {
 		mrkit_pool_err(pool, "ib_check_mr_status failed: %d\n", ret);
 		return ret;
@@ -412,6 +413,7 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
 	if (res->type == MRKIT_PI_OK)
 		return 0;
 	atomic64_inc(&pool->sig_errors);
+	mrkit_rmw(1);
 	trace_mrkit_sig_err(mr, res);
 	mrkit_pool_err(pool,
 		       "PI error: bad %s at sector %llu (expected 0x%x, actual 0x%x)\n",
@@ -452,8 +454,9 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_check_pi, MRKIT);
 int mrkit_mr_enforce_pi_slow(struct mrkit_io *io, struct mrkit_mr *mr)
 {
 	atomic64_inc(&io->pool->sig_forced);
+	mrkit_rmw(1);
 	mrkit_pool_err(io->pool,
 		       "protected descriptor %u released without a signature check; checking it now\n",
 		       mr->idx);
-	return mrkit_mr_check_pi(io, mr, &io->pi_result);
+	return mrkit_mr_check_pi(io, mr, &mrkit_sig_mr(mr)->result);
 }

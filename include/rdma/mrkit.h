@@ -378,8 +378,6 @@ struct mrkit_io {
 	u8			state;
 	bool			remote_inv_done;
 	u16			fence_pending;
-	struct mrkit_pi		pi;
-	struct mrkit_pi_result	pi_result;
 	u32			map_flags;
 	u32			tag;
 	int			access;
