@@ -14,7 +14,9 @@
  * of ib_core, an iSER-style list under an irqsave spinlock, and an
  * xprtrdma-style per-request cache with a locked fallback (the request
  * owns its cache and travels with it).  The unlocked bare list of the UML
- * variant cannot be shared by two CPUs and is left out.  Results are
+ * variant cannot be shared by two CPUs and is left out.  Then the
+ * same-CPU variant: one kthread on CPU 0 gets and puts, 32 descriptors in
+ * flight (put_cpu=0 in the output).  Results are
  * printed as "MRKIT-VM BENCH" lines with median, min, max and the ratio
  * to ib_mr_pool; the module then stays loaded until removed.
  *
@@ -293,6 +295,71 @@ static u64 smp_round(struct smp_bench *b, enum smp_impl impl)
 	return max(b->end[0], b->end[1]) - min(b->start[0], b->start[1]);
 }
 
+/*
+ * The same-CPU variant: one kthread on CPU 0 keeps SMP_REQS descriptors
+ * in flight, putting each request's old descriptor and getting a new one,
+ * so gets and puts meet on one CPU, as when a ULP completes where it
+ * submitted.
+ */
+static int smp_local_thread(void *data)
+{
+	struct smp_bench *b = data;
+	struct smp_req *req;
+	unsigned int i;
+
+	wait_for_completion(&b->go);
+	b->start[0] = ktime_get_ns();
+	for (i = 0; i < iters && !smp_stop(b); i++) {
+		req = &b->reqs[i % SMP_REQS];
+		if (req->mr)
+			smp_put(b, req, req->mr);
+		req->mr = smp_get(b, req);
+		if (!req->mr) {
+			b->failed++;
+			WRITE_ONCE(b->abort, true);
+			break;
+		}
+	}
+	b->end[0] = ktime_get_ns();
+	complete(&b->done[0]);
+	return 0;
+}
+
+/* One same-CPU repetition of @impl; ns for all iters, or 0 on failure. */
+static u64 smp_round_local(struct smp_bench *b, enum smp_impl impl)
+{
+	struct task_struct *t;
+	unsigned int i;
+	bool ok = true;
+
+	b->impl = impl;
+	b->abort = false;
+	b->deadline = jiffies + 60 * HZ;
+	init_completion(&b->go);
+	init_completion(&b->done[0]);
+	for (i = 0; i < SMP_REQS; i++)
+		b->reqs[i].mr = NULL;
+	t = kthread_create(smp_local_thread, b, "mrkit_smp/l");
+	if (IS_ERR(t))
+		return 0;
+	kthread_bind(t, 0);
+	wake_up_process(t);
+	complete_all(&b->go);
+	if (!wait_for_completion_timeout(&b->done[0], 90 * HZ)) {
+		WRITE_ONCE(b->abort, true);
+		ok = false;
+		wait_for_completion(&b->done[0]);
+	}
+	for (i = 0; i < SMP_REQS; i++) {
+		if (b->reqs[i].mr)
+			smp_put(b, &b->reqs[i], b->reqs[i].mr);
+		b->reqs[i].mr = NULL;
+	}
+	if (!ok || b->abort)
+		return 0;
+	return b->end[0] - b->start[0];
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -410,33 +477,23 @@ static bool smp_all_home(struct smp_bench *b)
 	return n == 2 * SMP_DEPTH;
 }
 
-static int __init bench_smp_init(void)
+/*
+ * Variant 0: get on CPU 0, put on CPU 1; variant 1: both on CPU 0.  Each
+ * repetition runs every implementation once, interleaved.
+ */
+static int smp_variant(struct smp_bench *b, unsigned int v,
+		       unsigned int nreps)
 {
-	unsigned int nreps = clamp(reps, 5U, (unsigned int)SMP_MAX_REPS);
 	u64 s[SMP_NR][SMP_MAX_REPS], med[SMP_NR], mn[SMP_NR], mx[SMP_NR];
-	struct smp_bench *b;
 	unsigned int r, i;
-	int ret;
 
-	if (!cpu_online(0) || !cpu_online(1)) {
-		pr_err("MRKIT-VM FAIL: the contention variant needs CPUs 0 and 1 online (%u online)\n",
-		       num_online_cpus());
-		return -ENODEV;
-	}
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	if (!b)
-		return -ENOMEM;
-	ret = smp_setup(b);
-	if (ret)
-		goto out_free;
 	for (r = 0; r < nreps; r++) {
 		for (i = 0; i < SMP_NR; i++) {
-			s[i][r] = smp_round(b, i);
+			s[i][r] = v ? smp_round_local(b, i) : smp_round(b, i);
 			if (!s[i][r]) {
 				pr_err("MRKIT-VM FAIL: %s repetition %u did not finish (%lu failed gets)\n",
 				       smp_names[i], r, b->failed);
-				ret = -EIO;
-				goto out_teardown;
+				return -EIO;
 			}
 		}
 	}
@@ -450,10 +507,36 @@ static int __init bench_smp_init(void)
 		u64 ratio = div64_u64(med[i] * 1000,
 				      max(med[SMP_IB_MR_POOL], 1ULL));
 
-		pr_info("MRKIT-VM BENCH W1SMP depth=%u inflight=%u get_cpu=0 put_cpu=1 impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_ib_mr_pool=%llu.%03llu\n",
-			SMP_DEPTH, SMP_REQS, smp_names[i], med[i] / 100,
-			med[i] % 100, mn[i] / 100, mn[i] % 100, mx[i] / 100,
-			mx[i] % 100, ratio / 1000, ratio % 1000);
+		pr_info("MRKIT-VM BENCH W1SMP depth=%u inflight=%u get_cpu=0 put_cpu=%u impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_ib_mr_pool=%llu.%03llu\n",
+			SMP_DEPTH, SMP_REQS, v ? 0 : 1, smp_names[i],
+			med[i] / 100, med[i] % 100, mn[i] / 100, mn[i] % 100,
+			mx[i] / 100, mx[i] % 100, ratio / 1000, ratio % 1000);
+	}
+	return 0;
+}
+
+static int __init bench_smp_init(void)
+{
+	unsigned int nreps = clamp(reps, 5U, (unsigned int)SMP_MAX_REPS);
+	struct smp_bench *b;
+	unsigned int v;
+	int ret;
+
+	if (!cpu_online(0) || !cpu_online(1)) {
+		pr_err("MRKIT-VM FAIL: the contention variant needs CPUs 0 and 1 online (%u online)\n",
+		       num_online_cpus());
+		return -ENODEV;
+	}
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = smp_setup(b);
+	if (ret)
+		goto out_free;
+	for (v = 0; v < 2; v++) {
+		ret = smp_variant(b, v, nreps);
+		if (ret)
+			goto out_teardown;
 	}
 	if (!smp_all_home(b)) {
 		pr_err("MRKIT-VM FAIL: descriptors lost\n");
