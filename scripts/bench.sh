@@ -8,7 +8,7 @@
 #    and siw, W3 the full registration cycle on rxe (booted with
 #    ib_core.force_mr=1 for rdma_rw), memory and slab growth;
 #  - W1's contention variant in the qemu guest of make demo (Debian's
-#    kernel, 2 vCPUs): get on CPU 0, put on CPU 1;
+#    kernel, 2 vCPUs): get on CPU 0, put on CPU 1, and both on CPU 0;
 #  - end to end, A/B: Debian's stock nvme-rdma.ko against the kernel's
 #    nvme-rdma converted to mrkit, in one guest boot per transport (rxe,
 #    siw), interleaved stock, mrkit, stock, mrkit, against nvmet-rdma: fio
