@@ -10,6 +10,11 @@
 #                 in a VM running Debian's kernel
 #   make bench    mrkit against the anchors' approaches (UML and the VM),
 #                 then the converted nvme-rdma against the stock one (A/B)
+#   make faults   two guests on a private wire (scripts/vm/pair.sh): the
+#                 converted ULPs and the stock ones under fio verify while
+#                 the wire drops, delays, reorders, duplicates and goes
+#                 down, the target dies and boots again, the controller
+#                 is deleted (scripts/faults.sh: rxe and siw, full)
 #   make clean
 
 KDIR ?= $(shell scripts/kdir.sh)
@@ -29,8 +34,11 @@ demo:
 bench:
 	@scripts/bench.sh
 
+faults:
+	@scripts/faults.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf .check
 
-.PHONY: all modules check demo bench clean
+.PHONY: all modules check demo bench faults clean

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Sourced by the guest /init of the ULP scenarios (scripts/vm/ulp.sh),
 # after /init-lib.sh (busybox sh).  Helpers:
-#   ulp_fabric T        CRC modules, configfs/debugfs/tracefs, a dummy
-#                       netdev with the guest-only 10.99.0.1/24, and an
-#                       rxe or siw device (T) on it named mrku0
+#   ulp_fabric T [NETDEV ADDR]
+#                       CRC modules, configfs/debugfs/tracefs, a dummy
+#                       netdev with the guest-only 10.99.0.1/24 (or NETDEV
+#                       with ADDR), and an rxe or siw device (T) on it
+#                       named mrku0
 #   ulp_fio_mount       Debian's fio from the host, read-only over 9p
 #   ulp_fio NAME ARG... run fio (JSON output); prints it between
 #                       MRKIT-FIO-BEGIN/END lines for fio-report.py; sets
@@ -36,15 +38,15 @@ ulp_fabric() {
 	mount -t debugfs none /sys/kernel/debug
 	mount -t tracefs none /sys/kernel/tracing
 	ip link set lo up
-	ip link set dummy0 up
-	ip addr add 10.99.0.1/24 dev dummy0
+	ip link set "${2:-dummy0}" up
+	ip addr add "${3:-10.99.0.1/24}" dev "${2:-dummy0}"
 	if [ "$1" = siw ]; then
 		modprobe libcrc32c
 		insmod /lib/modules/$(uname -r)/extra/siw.ko || fail "insmod siw"
 	else
 		modprobe rdma_rxe || fail "modprobe rdma_rxe"
 	fi
-	rdma link add mrku0 type $1 netdev dummy0 || fail "rdma link add $1"
+	rdma link add mrku0 type $1 netdev "${2:-dummy0}" || fail "rdma link add $1"
 }
 
 ulp_fio_mount() {

@@ -17,6 +17,7 @@
 # scripts/ulp/nvme-report.py turns them into the VERIFY/FAULT/AB lines.
 . /init-lib.sh
 . /init-ulp-lib.sh
+. /init-nvme-lib.sh
 t=${mrkit_transport:-rxe}
 mode=${mrkit_mode:-check}
 NQN=nqn.2014-08.org.example:mrkit-ulp
@@ -58,14 +59,6 @@ ln -s $S $P || fail "nvmet port"
 ulp_fio_mount
 modprobe mrkit || fail "modprobe mrkit"
 
-drv_load() {
-	if [ "$1" = stock ]; then
-		modprobe nvme-rdma || fail "modprobe nvme-rdma (stock)"
-	else
-		insmod /ulp/nvme-rdma.ko || fail "insmod /ulp/nvme-rdma.ko"
-	fi
-}
-
 # DEV: namespace 1 of the controller; SLOW: namespace 2.
 find_dev() {
 	local b
@@ -78,8 +71,6 @@ find_dev() {
 	return 1
 }
 
-no_ctrl() { ! ls /sys/class/nvme/nvme* > /dev/null 2>&1; }
-
 nvme_connect() {
 	echo "transport=rdma,traddr=10.99.0.1,trsvcid=4420,nqn=$NQN,reconnect_delay=1,ctrl_loss_tmo=60" \
 		> /dev/nvme-fabrics || fail "connect ($1)"
@@ -87,23 +78,10 @@ nvme_connect() {
 }
 
 nvme_disconnect() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/delete_controller" ] && echo 1 > "$c/delete_controller"
-	done
+	delete_ctrls
 	ulp_wait 300 no_ctrl || fail "controller not gone"
 }
 
-# The host's MRs (restrack names them after the host's PD: nvme_rdma, for
-# both drivers) still registered once the controller is gone.
-host_mrs() { rdma res show mr | grep -c 'comm \[nvme_rdma\]'; }
-mrs_left() {
-	ulp_wait 50 test "$(host_mrs)" = 0
-	host_mrs
-}
-
-# MiB written through the controller's path devices (the multipath head
-# keeps no statistics).
 # mrkit's tracepoints over a fault: descriptors retired (a flushed or
 # failed REG_MR/LOCAL_INV) and replaced, failed posts, and the pools
 # destroyed with the descriptors they still had out.
@@ -133,10 +111,6 @@ pools() {
 		POOLS="$POOLS $f=$(ulp_mrkit_stat $f)"
 	done
 }
-
-written_mib() { cat /sys/block/nvme*/stat | awk '{ s += $7 } END { print int(s / 2048) }'; }
-wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
-reconnects() { dmesg | grep -c 'Successfully reconnected'; }
 
 # fio's verify job: random writes, block sizes 512 B..1 MiB, iodepth 32, two
 # jobs on disjoint halves, crc32c in every block; $1 = MiB per job.

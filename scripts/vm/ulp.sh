@@ -101,21 +101,7 @@ siw=
 
 # The initramfs.
 root=$work/root
-rm -rf "$root"
-mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,host,ulp,lib/modules/$abi/extra}
-cp /bin/busybox "$root/bin/busybox"
-# shellcheck disable=SC2086
-vm_add_mods "$root" ib_core rdma_cm rdma_ucm configfs dummy rdma_rxe \
-	crc32_generic crc32c_generic libcrc32c crct10dif_generic \
-	virtio_pci 9pnet_virtio 9p $ULP_MODS
-cp "$work/mrkit/mrkit.ko" "$root/lib/modules/$abi/extra/"
-[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
-cp "$work"/build/*.ko "$root/ulp/"
-# shellcheck disable=SC2086
-vm_add_bin "$root" /usr/bin/rdma $ULP_BINS
-cp "$proj/scripts/vm/init-lib.sh" "$proj/scripts/vm/init-ulp-lib.sh" "$root/"
-cp "$init" "$root/init"
-chmod +x "$root/init"
+vm_ulp_root "$root" "$work" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
 vm_mkinitrd "$root" "$work/initrd.gz"
 fio=$(vm_fio)
 echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($transport, $mode)"

@@ -12,6 +12,13 @@
 #                          image into the initramfs tree ROOT
 #   vm_add_bin ROOT F...   copy binaries F and their ldd closure
 #   vm_mkinitrd ROOT OUT   depmod, then a gzipped newc cpio of ROOT
+#   vm_ulp_root ROOT WORK INIT SIW MODS BINS
+#                          the tree of a ULP guest's initramfs (ulp.sh,
+#                          pair.sh): busybox, the RDMA and 9p modules and
+#                          MODS, mrkit.ko (WORK/mrkit) and siw.ko (SIW, if
+#                          set) in extra/, WORK/build/*.ko in /ulp, rdma
+#                          and BINS, the guest libraries (init-*lib.sh),
+#                          INIT as /init
 #   vm_fio                 Debian's fio and its whole library closure in
 #                          $cache/fio (for a read-only 9p share): prints
 #                          the directory (fio, lib/)
@@ -107,6 +114,25 @@ vm_mkinitrd() {
 	local root=$1 img=$2
 	depmod -b "$root" "$abi"
 	(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$img"
+}
+
+vm_ulp_root() {
+	local root=$1 work=$2 init=$3 siw=$4 mods=$5 bins=$6
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,host,ulp,lib/modules/$abi/extra}
+	cp /bin/busybox "$root/bin/busybox"
+	# shellcheck disable=SC2086
+	vm_add_mods "$root" ib_core rdma_cm rdma_ucm configfs dummy rdma_rxe \
+		crc32_generic crc32c_generic libcrc32c crct10dif_generic \
+		virtio_pci 9pnet_virtio 9p $mods
+	cp "$work/mrkit/mrkit.ko" "$root/lib/modules/$abi/extra/"
+	[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
+	cp "$work"/build/*.ko "$root/ulp/"
+	# shellcheck disable=SC2086
+	vm_add_bin "$root" /usr/bin/rdma $bins
+	cp "$proj"/scripts/vm/init-*lib.sh "$root/"
+	cp "$init" "$root/init"
+	chmod +x "$root/init"
 }
 
 vm_fio() {

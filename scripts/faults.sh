@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make faults: issue M's whole fault schedule on two guests (scripts/vm/
+# pair.sh ULP TRANSPORT full) for every ULP with a two-guest /init
+# (scripts/vm/init-pair-ULP.sh), over rxe and siw, the stock driver and
+# mrkit's; then all FAULT2 lines together.  FAULTS_ULPS / FAULTS_TRANSPORTS
+# narrow it down; FAULTS_MODE=check runs the short schedule.
+set -euo pipefail
+
+proj=$(cd "$(dirname "$0")/.." && pwd)
+mode=${FAULTS_MODE:-full}
+ulps=${FAULTS_ULPS:-$(cd "$proj/scripts/vm" && ls init-pair-*.sh |
+	sed 's/^init-pair-//; s/\.sh$//' | grep -vx lib | paste -sd' ')}
+start=$(date +%s)
+mkdir -p "$proj/.check"
+all=$proj/.check/faults-$mode.out
+: > "$all"
+bad=0
+for ulp in $ulps; do
+	for t in ${FAULTS_TRANSPORTS:-rxe siw}; do
+		echo "=== faults: $ulp over $t ($mode)"
+		"$proj/scripts/vm/pair.sh" "$ulp" "$t" "$mode" | tee -a "$all" || bad=$((bad + 1))
+	done
+done
+echo "=== faults: the FAULT2 lines ($(( $(date +%s) - start )) s)"
+grep '^FAULT2 ' "$all" || true
+grep 'pair-report: FAILED' "$all" || true
+echo "faults: $bad run(s) failed"
+[ $bad = 0 ]

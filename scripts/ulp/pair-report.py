@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The two-guest fault report (scripts/vm/pair.sh): a table and FAULT2 lines.
+
+  pair-report.py ULP TRANSPORT STEPS INITIATOR_LOG TARGET_LOG...
+
+STEPS is the schedule pair.sh gave the initiator (DRIVER:FAULT,...).  Per
+step, from the initiator's console: fio's JSON for the run under the fault
+and for the read-back pass after it (fio-report.py), and the guest's
+"PAIR fault T FAULT DRIVER reconnects=N stale=N replaced=N reused=N ...
+leaks=N splats=N tsplats=N" line (reconnects counted in dmesg; stale,
+replaced and reused from mrkit's trace; leaks from mrkit's debugfs and pool
+teardown plus MRs left on the device; splats in the initiator's dmesg, and
+tsplats on the target's console over the step).  Prints one row per step
+and one line
+
+  FAULT2 ULP T FAULT DRIVER ios=N failed=N reconnects=N stale=N leaks=N verify_errors=N splats=N
+
+where ios are the I/Os fio completed (run and read-back), failed the I/Os
+fio saw fail, splats the initiator's plus the target's.  Exits 1 when a
+row is missing, a number says the step failed (leaks, verify errors,
+splats, a stale descriptor registered again, no I/O, a read-back that did
+not finish, no reconnect after linkdown or targetkill), or either guest did
+not finish cleanly (initiator PASS, the target's end line with its modules
+unloaded).
+"""
+import importlib.util
+import os
+import re
+import sys
+
+spec = importlib.util.spec_from_file_location(
+    "fio_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "fio-report.py"))
+fio_report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fio_report)
+
+# Faults after which the ULP must have reconnected by itself.
+MUST_RECONNECT = ("linkdown", "targetkill")
+SPLAT = re.compile(r"BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|"
+                   r"list_(add|del) corruption|refcount_t:|blocked for more than")
+
+
+def main():
+    ulp, t, steps, ilog = sys.argv[1:5]
+    tlogs = sys.argv[5:]
+    runs = fio_report.runs(ilog)
+    text = open(ilog, errors="replace").read()
+    facts = {}
+    for m in re.finditer(r"MRKIT-VM PAIR fault (\S+) (\S+) (\S+) ((?:\w+=-?\d+ ?)+)", text):
+        kv = dict(x.split("=") for x in m.group(4).split())
+        facts[(m.group(2), m.group(3))] = {k: int(v) for k, v in kv.items()}
+    bad, rows = [], []
+    for step in steps.split(","):
+        drv, fault = step.split(":")
+        g = facts.get((fault, drv))
+        run = runs.get(f"pair-{t}-{fault}-{drv}")
+        rb = runs.get(f"pair-{t}-{fault}-{drv}-readback")
+        if g is None or run is None or rb is None:
+            bad.append(f"{fault} {drv}: row missing (the guest did not finish the step)")
+            continue
+        ios = run["read_ios"] + run["write_ios"] + rb["read_ios"]
+        failed = run.get("io_errors", 0) + rb.get("io_errors", 0)
+        verr = run.get("verify_errors", 0) + rb.get("verify_errors", 0)
+        splats = g["splats"] + g["tsplats"]
+        row = dict(fault=fault, drv=drv, ios=ios, failed=failed, rec=g["reconnects"],
+                   stale=g["stale"], replaced=g["replaced"], reused=g["reused"],
+                   overrun=g["overrun"], leaks=g["leaks"], verr=verr, splats=splats,
+                   tsplats=g["tsplats"], written=run["write_bytes"] >> 20,
+                   checked=rb["read_bytes"] >> 20, secs=g.get("secs", 0))
+        rows.append(row)
+        why = []
+        if g["leaks"]:
+            why.append(f"{g['leaks']} leaked")
+        if verr:
+            why.append(f"{verr} verify errors")
+        if splats:
+            why.append(f"{splats} splats")
+        if g["reused"]:
+            why.append(f"{g['reused']} REG_MRs of stale MRs")
+        if g["overrun"]:
+            why.append(f"trace lost {g['overrun']} events (reuse not proven)")
+        if "parse_error" in run or "parse_error" in rb:
+            why.append("fio output unreadable")
+        if not run["write_ios"]:
+            why.append("no write completed")
+        if rb.get("job_errors") or rb.get("rc"):
+            why.append("the read-back did not finish")
+        if fault in MUST_RECONNECT and not g["reconnects"]:
+            why.append("no reconnect")
+        bad += [f"{fault} {drv}: {w}" for w in why]
+
+    hdr = ("fault", "provider", "driver", "ios", "failed", "reconn", "stale", "replaced",
+           "reused", "leaks", "verify_err", "splats", "MiB wr", "MiB chk", "secs")
+    fmt = ("{:<11} {:<8} {:<6} {:>7} {:>6} {:>6} {:>5} {:>8} {:>6} {:>5} {:>10} {:>6} {:>6} {:>7}"
+           " {:>5}")
+    print(fmt.format(*hdr))
+    for r in rows:
+        print(fmt.format(r["fault"], t, r["drv"], r["ios"], r["failed"], r["rec"], r["stale"],
+                         r["replaced"], r["reused"], r["leaks"], r["verr"], r["splats"],
+                         r["written"], r["checked"], r["secs"]))
+    for r in rows:
+        print(f"FAULT2 {ulp} {t} {r['fault']} {r['drv']} ios={r['ios']} failed={r['failed']} "
+              f"reconnects={r['rec']} stale={r['stale']} leaks={r['leaks']} "
+              f"verify_errors={r['verr']} splats={r['splats']}")
+
+    if not re.search(r"MRKIT-VM PASS pair", text):
+        bad.append("the initiator did not pass (modules not unloaded, a splat, or it stopped)")
+    end = re.search(r"MRKIT-VM PAIR target ok end_splats=(\d+) unload=(\S+)", text)
+    if not end or end.group(1) != "0" or end.group(2) != "ok":
+        bad.append("the target did not end cleanly (splats, nvmet not unloaded, or no end line)")
+    # Splats on a target's console outside any step (boot, teardown).
+    total = sum(len(SPLAT.findall(open(p, errors="replace").read())) for p in tlogs)
+    if total > sum(r["tsplats"] for r in rows):
+        bad.append(f"{total} splats on the target's consoles")
+    for b in bad:
+        print(f"pair-report: FAILED: {b}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest /init of "pair.sh nvme": one of two guests on a private wire.
+#   pair_role=target     the kernel's nvmet-rdma on 10.98.0.1, one namespace
+#                        on /dev/vda (the host keeps it in RAM, so that it
+#                        outlives a killed target); fixed identifiers, so
+#                        that a rebooted target is the same subsystem and
+#                        namespace to the host; serves until the host's stop,
+#                        then tears down and unloads nvmet
+#   pair_role=initiator  10.98.0.2: for each step of pair_steps (DRIVER:FAULT,
+#                        comma-separated; DRIVER stock = Debian's nvme-rdma,
+#                        mrkit = /ulp/nvme-rdma.ko), load the driver,
+#                        connect, run fio verify=crc32c, inject FAULT while
+#                        it runs, read everything fio reports written back,
+#                        tear down, unload, and print "MRKIT-VM PAIR fault
+#                        ..." with what it measured
+# Faults: loss1 loss5 delay reorder dup (netem on the initiator's egress),
+# linkflap (the wire down 1 s), linkdown (down pair_down s, longer than
+# keep-alive, so error recovery and reconnect run), targetkill (the target
+# guest killed and booted again), ctrldelete (the controller deleted).
+. /init-lib.sh
+. /init-ulp-lib.sh
+. /init-nvme-lib.sh
+. /init-pair-lib.sh
+t=${mrkit_transport:-rxe}
+mode=${mrkit_mode:-check}
+NQN=nqn.2014-08.org.example:mrkit-pair
+TADDR=10.98.0.1
+C=/sys/kernel/config/nvmet
+
+target() {
+	local S=$C/subsystems/$NQN N=$C/subsystems/$NQN/namespaces/1 m
+	pair_net "$t" $TADDR
+	# Warnings and worse reach the console: the host counts splats there.
+	echo 5 > /proc/sys/kernel/printk
+	for m in virtio_blk nvmet nvmet-rdma; do
+		modprobe $m || fail "modprobe $m"
+	done
+	ulp_wait 100 test -b /dev/vda || fail "no /dev/vda"
+	mkdir $S $N $C/ports/1 || fail "nvmet configfs"
+	echo 1 > $S/attr_allow_any_host
+	echo 4d524b49542d50414952 > $S/attr_serial
+	echo -n /dev/vda > $N/device_path
+	echo 6d726b69-742d-7061-6972-2d6e73303031 > $N/device_uuid
+	echo 6d726b69742d70616972000000000001 > $N/device_nguid
+	echo 1 > $N/enable || fail "namespace"
+	echo rdma > $C/ports/1/addr_trtype
+	echo ipv4 > $C/ports/1/addr_adrfam
+	echo $TADDR > $C/ports/1/addr_traddr
+	echo 4420 > $C/ports/1/addr_trsvcid
+	ln -s $S $C/ports/1/subsystems/$NQN || fail "nvmet port"
+	s_start=$(ulp_splats)
+	say "PAIR target ready"
+	pair_serve_until_stop
+	rm $C/ports/1/subsystems/$NQN
+	echo 0 > $N/enable
+	rmdir $N $S $C/ports/1 || say "PAIR note: nvmet configfs teardown failed"
+	rmmod nvmet_rdma && rmmod nvmet && m=ok || m=failed
+	say "PAIR target end splats=$(($(ulp_splats) - s_start)) unload=$m"
+	poweroff -f
+}
+
+# DEV: the namespace's block device (the multipath head).
+find_ns() {
+	local b
+	for b in /sys/block/nvme*n1; do
+		DEV=/dev/${b##*/}
+		[ -b "$DEV" ] && return 0
+	done
+	return 1
+}
+
+# Keep-alive 5 s (the fabrics default), a reconnect attempt every second
+# for up to 120 s: a target boot under TCG fits in it.
+connect_opts="transport=rdma,traddr=$TADDR,trsvcid=4420,nqn=$NQN"
+connect_opts="$connect_opts,keep_alive_tmo=5,reconnect_delay=1,ctrl_loss_tmo=120"
+connect() {
+	local n=0
+	until echo "$connect_opts" > /dev/nvme-fabrics; do
+		n=$((n + 1))
+		[ $n -lt 10 ] || fail "connect ($1)"
+		sleep 2
+	done
+	ulp_wait 200 find_ns || fail "no namespace block device ($1)"
+}
+
+# fio: random writes of 512 B..1 MiB, iodepth 16, two jobs on disjoint
+# halves, a crc32c header in every block, verified behind the writes
+# (backlog) and again at the end; pair_mib MiB per job, pair_rt s at most.
+fio_args() {
+	echo "--name=pair --filename=$DEV --direct=1 --ioengine=libaio" \
+	     "--rw=randwrite --bssplit=512/10:4k/30:16k/20:64k/15:256k/15:1m/10" \
+	     "--iodepth=16 --numjobs=2 --size=${pair_mib:-8}m" \
+	     "--offset_increment=${pair_mib:-8}m --verify=crc32c --randrepeat=1" \
+	     "--verify_fatal=0"
+}
+
+inject() {	# fault
+	case $1 in
+	loss1 | loss5 | delay | reorder | dup) pair_netem "$1" ;;
+	linkflap) pair_req link-down 1 ;;
+	linkdown) pair_req link-down "${pair_down:-10}" ;;
+	targetkill) pair_req target-kill ;;
+	ctrldelete) delete_ctrls ;;
+	*) fail "unknown fault $1" ;;
+	esac
+}
+
+step() {	# driver fault
+	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0
+	t0=$(cut -d. -f1 /proc/uptime)
+	drv_load "$d"
+	connect "$d"
+	pair_req mark "$f-$d-begin"
+	ts0=$(pair_tsplats)
+	r0=$(reconnects)
+	s0=$(ulp_splats)
+	l0=$(ulp_mrkit_leaks)
+	pair_trace_on
+	rm -f /*-verify.state
+	# shellcheck disable=SC2046
+	ulp_fio "$name" $(fio_args) --do_verify=1 --verify_backlog=32 \
+		--verify_state_save=1 --runtime="${pair_rt:-90}" > /tmp/step.out &
+	pid=$!
+	ulp_wait 600 wrote_some $((${pair_mib:-8} / 2)) ||
+		say "PAIR note: little progress before $f"
+	at=$(written_mib)
+	inject "$f"
+	# fio ends by itself (runtime cap); I/O held across a reconnect ends
+	# by ctrl_loss_tmo at the latest.  Past that, fio is stuck.
+	if ! pair_wait_pid $pid $((${pair_rt:-90} + 150)); then
+		say "PAIR note: fio still running after $f; deleting the controller"
+		delete_ctrls
+		pair_wait_pid $pid 60 || fail "fio stuck after $f ($d)"
+	fi
+	pair_netem_off
+	cat /tmp/step.out
+	rc=$(($(reconnects) - r0))
+	# After a deletion, a new controller: every write fio saw complete
+	# before it must read back (fio's saved state says how far it got).
+	no_ctrl && connect "$d"
+	find_ns || fail "namespace gone after $f ($d)"
+	state=
+	ls /*-verify.state > /dev/null 2>&1 && state=--verify_state_load=1
+	# shellcheck disable=SC2046
+	ulp_fio "$name-readback" $(fio_args) --verify_only=1 $state
+	pair_pools
+	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
+	delete_ctrls
+	ulp_wait 300 no_ctrl || fail "controller not gone after $f ($d)"
+	rmmod nvme_rdma || fail "rmmod nvme_rdma after $f ($d)"
+	left=$(mrs_left)
+	pair_trace_off
+	pair_req mark "$f-$d-end"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+}
+
+initiator() {
+	local s m
+	pair_net "$t" 10.98.0.2
+	ulp_fio_mount
+	for m in nvme-core nvme-fabrics mrkit; do
+		modprobe $m || fail "modprobe $m"
+	done
+	s_start=$(ulp_splats)
+	pair_req target-ready || fail "the target did not come up"
+	say "PAIR schedule $t $pair_steps"
+	for s in $(echo "$pair_steps" | tr , ' '); do
+		step "${s%%:*}" "${s#*:}"
+	done
+	pair_req target-stop
+	say "PAIR target $PAIR_ACK"
+	ulp_finish pair
+}
+
+case ${pair_role:-} in
+target) target ;;
+initiator) initiator ;;
+*) fail "pair_role=${pair_role:-} (target or initiator)" ;;
+esac
