@@ -42,52 +42,15 @@ ulp_build() {
 	[ -f "$dir/ib_iser.ko" ]
 }
 
-# open-iscsi 2.1.8 and the two libraries of its own, unpacked once into
-# $cache/open-iscsi (sbin/ and lib/ with the whole ldd closure).
-iser_open_iscsi() {
-	local d=$cache/open-iscsi p l
-	if [ ! -x "$d/sbin/iscsid" ]; then
-		rm -rf "$d.tmp"
-		mkdir -p "$d.tmp/deb" "$d.tmp/root" "$d.tmp/sbin" "$d.tmp/lib"
-		(cd "$d.tmp/deb" &&
-		 apt-get download open-iscsi libisns0 libopeniscsiusr >/dev/null 2>&1) ||
-			{ echo "iser: apt-get download open-iscsi failed" >&2; return 1; }
-		for p in "$d.tmp"/deb/*.deb; do
-			dpkg-deb -x "$p" "$d.tmp/root"
-		done
-		l=$(find "$d.tmp/root" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
-		for p in iscsid iscsiadm; do
-			cp "$d.tmp/root/sbin/$p" "$d.tmp/sbin/"
-			if LD_LIBRARY_PATH=$l ldd "$d.tmp/sbin/$p" | grep -q 'not found'; then
-				LD_LIBRARY_PATH=$l ldd "$d.tmp/sbin/$p" | grep 'not found' >&2
-				return 1
-			fi
-			for f in $(LD_LIBRARY_PATH=$l ldd "$d.tmp/sbin/$p" | grep -o '/[^ ]*'); do
-				cp -L "$f" "$d.tmp/lib/"
-			done
-		done
-		rm -rf "$d.tmp/deb" "$d.tmp/root" "$d"
-		mv "$d.tmp" "$d"
-	fi
-	echo "$d"
-}
-
-# open-iscsi goes into the initramfs tree.  ulp.sh has no hook for files
-# beyond ULP_BINS (host binaries; open-iscsi is not installed on the host),
-# so vm_add_bin, which it calls once with the tree, is wrapped here.
+# open-iscsi (iscsid, iscsiadm) with its library closure, unpacked from
+# Debian's packages (scripts/vm/vm-lib.sh's vm_debs), into the initramfs
+# (/usr/bin).
 ulp_root() {
-	local root=$1 d
-	d=$(iser_open_iscsi) || return 1
-	mkdir -p "$root/usr/bin" "$root/lib/x86_64-linux-gnu" "$root/lib64"
-	cp "$d"/sbin/* "$root/usr/bin/"
-	cp "$d"/lib/ld-linux-x86-64.so.2 "$root/lib64/"
-	cp "$d"/lib/*.so* "$root/lib/x86_64-linux-gnu/"
+	local d
+	d=$(vm_debs open-iscsi open-iscsi sbin/iscsid sbin/iscsiadm) || return 1
+	vm_add_debs "$1" "$d"
 }
-
-if ! declare -F iser_vm_add_bin >/dev/null; then
-	eval "$(declare -f vm_add_bin | sed '1s/^vm_add_bin /iser_vm_add_bin /')"
-	vm_add_bin() { iser_vm_add_bin "$@" && ulp_root "$1"; }
-fi
+vm_root_hook ulp_root
 
 # VERIFY / FAULT / AB / LOC lines from the console log and the build log.
 ulp_report() {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Turn the console log of "ulp.sh nfs" into the report lines of issue K.
 
-Usage: nfs-report.py CONSOLE_LOG BUILD_LOG
+Usage: nfs-report.py CONSOLE_LOG BUILD_LOG [--expect-v3 DRIVER:MIB,...]
 
 Reads the fio runs (scripts/ulp/fio-report.py) and the guest's
 "MRKIT-VM NFS ..." lines, and prints, from measured values only:
@@ -11,6 +11,10 @@ Reads the fio runs (scripts/ulp/fio-report.py) and the guest's
       errors: verify failures, I/O errors and fio job errors of those runs
       and of the buffered run's read-back after the client's cache was
       dropped, plus one per run that read back fewer bytes than it wrote
+  VERIFY nfs <t> <stock|mrkit> bytes=<N> errors=<N> vers=3
+      the same for the NFSv3 mount (its own runs, "-v3" in their names);
+      with --expect-v3 (the guest's mrkit_nfs3 list) a driver named there
+      without such a line fails the report
   FAULT nfs <t> <fault> <stock|mrkit> ios=<N> failed=<N> reconnects=<N>
       leaks=<N> verify_errors=<N> splats=<N>
   AB nfs <t> <seqread|seqwrite|randread4k> stock=<x> mrkit=<y>
@@ -20,11 +24,13 @@ Reads the fio runs (scripts/ulp/fio-report.py) and the guest's
   INV nfs <t> mrkit remote=<N> local=<N> stale_replaced=<N>
       registrations the server invalidated (Send With Invalidate) vs those
       the client invalidated with LOCAL_INV, from mrkit's pool counters
+      (" vers=3" after it for the NFSv3 run's connection)
   LOC nfs stock=<N> mrkit=<N>
       code lines (neither blank nor comment) of upstream frwr_ops.c vs
       ours: frwr_mrkit.c plus the members added to xprt_rdma.h
 Exits 1 if a VERIFY or FAULT line shows an error, a leak or a splat.
 """
+import argparse
 import importlib.util
 import os
 import re
@@ -59,16 +65,22 @@ def kv(words):
 
 
 def main():
-    log, build = sys.argv[1], sys.argv[2]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log")
+    ap.add_argument("build")
+    ap.add_argument("--expect-v3", default="",
+                    help="DRIVER:MIB,... : NFSv3 verify runs that must be there")
+    a = ap.parse_args()
+    log, build = a.log, a.build
     runs = fio.runs(log)
     bad = False
 
     verify = {}
     for name, s in runs.items():
-        m = re.match(r"(verify|readback)-(\w+)-(direct|buffered)-(\w+)$", name)
+        m = re.match(r"(verify|readback)-(\w+)-(direct|buffered)-(\w+?)(-v3)?$", name)
         if not m:
             continue
-        key = (m.group(2), m.group(4))
+        key = (m.group(2), m.group(4), " vers=3" if m.group(5) else "")
         v = verify.setdefault(key, {"bytes": 0, "errors": 0, "wrote": {}, "read": {}})
         v["errors"] += errs(s)
         if m.group(1) == "verify":
@@ -79,12 +91,16 @@ def main():
                 v["errors"] += 1
         else:
             v["read"][m.group(3)] = s["read_bytes"]
-    for (t, d), v in sorted(verify.items()):
+    for (t, d, vers), v in sorted(verify.items()):
         # Buffered data is read back again over the wire, cache dropped.
         if v["read"].get("buffered", 0) < v["wrote"].get("buffered", 1):
             v["errors"] += 1
-        print(f"VERIFY nfs {t} {d} bytes={v['bytes']} errors={v['errors']}")
+        print(f"VERIFY nfs {t} {d} bytes={v['bytes']} errors={v['errors']}{vers}")
         bad |= v["errors"] > 0 or v["bytes"] == 0
+    for d in (r.split(":")[0] for r in a.expect_v3.split(",") if r):
+        if not any(k[1] == d and k[2] for k in verify):
+            print(f"nfs-report: no NFSv3 verify run with the {d} module")
+            bad = True
 
     for w in guest_lines(log):
         if w[0] == "fault" and len(w) >= 4:
@@ -104,8 +120,9 @@ def main():
             bad |= verr > 0 or g.get("leaks", 0) != 0 or g.get("splats", 0) != 0 or ios == 0
         elif w[0] == "inv" and len(w) >= 3 and w[2] == "mrkit":
             g = kv(w[3:])
+            vers = f" vers={g['vers']}" if "vers" in g else ""
             print(f"INV nfs {w[1]} mrkit remote={g.get('remote', 0)} "
-                  f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}")
+                  f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}{vers}")
 
     ab = {}
     for name, s in runs.items():

@@ -7,11 +7,26 @@
 # both applied by scripts/ulp/splice.py; every other file is upstream's.
 # Built against Debian's headers and linked to mrkit.  The guest side is
 # scripts/vm/init-ulp-nfs.sh; the report is scripts/ulp/nfs-report.py.
+# NFSv4.1/4.2 need no nfs-utils (busybox mount; the export cache written
+# by the guest).  NFSv3 needs rpcbind (lockd, started by knfsd when v3 is
+# on, registers with it) and rpc.mountd (the MOUNT call), with exportfs
+# for its /etc/exports: Debian's binaries from the rpcbind and
+# nfs-kernel-server packages, unpacked (not installed) with their library
+# closure into the initramfs by ulp_root; mount is still busybox's (it
+# passes text options for -t nfs too), and "nolock" spares rpc.statd.
 
-ULP_MODS="nfsd nfsv4 nfs sunrpc rpcrdma crc-t10dif"
+ULP_MODS="nfsd nfsv4 nfsv3 nfs sunrpc rpcrdma crc-t10dif"
 ULP_MEM=1536
 ULP_TIMEOUT=1500
-ULP_CMDLINE="mrkit_ab_secs=${NFS_AB_SECS:-5} mrkit_ab_rounds=${NFS_AB_ROUNDS:-4}"
+# The NFSv3 verify runs (DRIVER:MiB per job, after the NFSv4 part):
+# check 16 MiB with mrkit; demo 64 MiB with mrkit and 32 MiB with the
+# stock module.  NFS_V3 overrides ("" for none).
+case $mode in
+check) nfs_v3=${NFS_V3-mrkit:4} ;;
+demo) nfs_v3=${NFS_V3-mrkit:16,stock:8} ;;
+*) nfs_v3=${NFS_V3-} ;;
+esac
+ULP_CMDLINE="mrkit_ab_secs=${NFS_AB_SECS:-5} mrkit_ab_rounds=${NFS_AB_ROUNDS:-4} mrkit_nfs3=$nfs_v3"
 
 ulp_build() {
 	local d=$1 s=$1/src
@@ -26,6 +41,18 @@ ulp_build() {
 	cp "$s/rpcrdma.ko" "$d/"
 }
 
+# rpcbind, rpc.mountd, exportfs (and rpcinfo to wait for them) with
+# libtirpc's /etc/netconfig, for NFSv3.
+ulp_root() {
+	local d
+	d=$(vm_debs nfs-utils "rpcbind nfs-kernel-server libtirpc-common" \
+		sbin/rpcbind usr/bin/rpcinfo usr/sbin/rpc.mountd \
+		usr/sbin/exportfs etc/netconfig) || return 1
+	vm_add_debs "$1" "$d"
+}
+vm_root_hook ulp_root
+
 ulp_report() {
-	python3 "$proj/scripts/ulp/nfs-report.py" "$1" "$out/ulp-nfs-build.log"
+	python3 "$proj/scripts/ulp/nfs-report.py" "$1" "$out/ulp-nfs-build.log" \
+		--expect-v3 "$nfs_v3"
 }

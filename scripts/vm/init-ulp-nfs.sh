@@ -3,13 +3,22 @@
 # Guest /init of "ulp.sh nfs": the kernel's NFS server (knfsd) exporting a
 # tmpfs, listening for RPC-over-RDMA on 10.99.0.1:20049, and the kernel's
 # NFS client mounting it with proto=rdma (NFSv4.2, and 4.1 for the
-# read-back after an umount; rsize/wsize 1 MiB) through rpcrdma.ko:
-# Debian's stock module or the one whose frwr_ops.c is mrkit
+# read-back after an umount; NFSv3 last; rsize/wsize 1 MiB) through
+# rpcrdma.ko: Debian's stock module or the one whose frwr_ops.c is mrkit
 # (/ulp/rpcrdma.ko).  rpcrdma.ko also holds the server
 # side (svcrdma, upstream code in both builds), so a switch restarts nfsd.
-# No nfs-utils: the export cache is fed through /proc/net/rpc/*/channel and
-# busybox mount passes the options to the kernel.  fio (over 9p) works on
-# files in the mount.
+# NFSv4 without nfs-utils: the export cache is fed through
+# /proc/net/rpc/*/channel and busybox mount passes the text options (and
+# addr=) to the kernel.  NFSv3 with three of Debian's programs (unpacked
+# into the initramfs by scripts/ulp/nfs.sh): rpcbind, because knfsd with
+# v3 on starts lockd, which must register NLM with rpcbind (nfsd does not
+# start without it), and rpc.mountd with exportfs (nfs-kernel-server),
+# because a v3 mount begins with a MOUNT call (the kernel makes it, over
+# TCP, port from rpcbind) that only mountd answers; mountd then also
+# answers the export cache's upcalls from /etc/exports.  busybox mount
+# does "-t nfs" as it does nfs4 (text options, addr= added; no mount.nfs
+# needed); "nolock" keeps the client off lockd, so no rpc.statd.  fio
+# (over 9p) works on files in the mount.
 #   mrkit_mode=check  mrkit module: a short verify run (direct and
 #                     buffered) and its read-back, and nfsd's threads to 0
 #                     and back under fio
@@ -18,6 +27,8 @@
 #                     nfsd restart under load and an umount right after I/O
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit module
 #                     interleaved (stock, mrkit, stock, mrkit, ...; 4 rounds)
+#   mrkit_nfs3=DRIVER:MIB,...  then, over NFSv3, the verify run (direct,
+#                     buffered, read-back) for each DRIVER with MIB per job
 # Facts go to the console as "MRKIT-VM NFS ..." lines and fio's JSON;
 # scripts/ulp/nfs-report.py turns them into the VERIFY/FAULT/AB lines.
 . /init-lib.sh
@@ -42,8 +53,10 @@ ulp_fio_mount
 modprobe mrkit || fail "modprobe mrkit"
 
 # The export cache (no mountd): the client, the fsid 0 root, the export.
-# nfsd forgets it when its last thread stops.
+# nfsd forgets it when its last thread stops.  Once NFSv3 is up, mountd
+# answers the cache's upcalls from /etc/exports instead.
 export_cache() {
+	[ -f /tmp/nfs3.up ] && return
 	E=2147483647
 	printf "nfsd $IP $E mrkitdom\n" > /proc/net/rpc/auth.unix.ip/channel
 	printf 'mrkitdom 1 \\x00000000 %s %s\n' $E $EXP > /proc/net/rpc/nfsd.fh/channel
@@ -78,10 +91,47 @@ drv_unload() {
 	ulp_wait 300 rmmod rpcrdma || fail "rmmod rpcrdma ($1)"
 }
 
+# NFSv3: rpcbind (it runs as _rpc), exportfs and rpc.mountd (fixed port
+# 20048), then knfsd's v3 on; once, after every NFSv4 run (nfsd is
+# stopped then, so its version list may change).
+mountd_up() { rpcinfo -p 127.0.0.1 2>/dev/null | grep -q ' 100005 *3 *tcp '; }
+nfs3_start() {
+	[ -f /tmp/nfs3.up ] && return
+	modprobe nfsv3 || fail "modprobe nfsv3"
+	mkdir -p /run/rpcbind /var/lib/nfs
+	ln -s /run /var/run
+	printf 'root:x:0:0::/:/bin/sh\n_rpc:x:100:65534::/run/rpcbind:/bin/false\n' > /etc/passwd
+	printf 'root:x:0:\nnogroup:x:65534:\n' > /etc/group
+	printf '127.0.0.1 localhost\n%s mrkitguest\n' $IP > /etc/hosts
+	printf 'passwd: files\ngroup: files\nhosts: files\n' > /etc/nsswitch.conf
+	# rpcbind and rpcinfo find their port by the service name.
+	printf 'sunrpc 111/tcp portmapper\nsunrpc 111/udp portmapper\n' > /etc/services
+	rpcbind -f -w > /tmp/rpcbind.log 2>&1 &
+	ulp_wait 300 rpcinfo -p 127.0.0.1 > /dev/null 2>&1 ||
+		fail "rpcbind: $(cat /tmp/rpcbind.log)"
+	echo "$EXP $IP(rw,sync,insecure,no_subtree_check,no_root_squash,fsid=0)" > /etc/exports
+	exportfs -r || fail "exportfs"
+	rpc.mountd -F -p 20048 > /tmp/mountd.log 2>&1 &
+	ulp_wait 300 mountd_up || fail "rpc.mountd: $(cat /tmp/mountd.log)"
+	echo "-2 +3 +4 +4.1 +4.2" > /proc/fs/nfsd/versions || fail "nfsd versions (v3)"
+	touch /tmp/nfs3.up
+}
+
 nfs_mount() {	# driver [NFS version]
 	ulp_wait 100 mount -t nfs4 -o vers=${2:-$vers},proto=rdma,port=20049,rsize=1048576,wsize=1048576,timeo=100 \
 		$IP:/ $MNT || fail "mount ($1)"
 	grep -q " $MNT nfs4 .*proto=rdma" /proc/mounts || fail "not an RDMA mount ($1)"
+}
+
+# The v3 mount: the kernel asks rpcbind for mountd's TCP port and makes the
+# MOUNT call itself; nolock: no NLM from the client.
+nfs3_mount() {	# driver
+	ulp_wait 100 mount -t nfs -o vers=3,proto=rdma,port=20049,mountproto=tcp,nolock,rsize=1048576,wsize=1048576,timeo=100 \
+		$IP:$EXP $MNT || fail "mount vers=3 ($1)"
+	grep -q " $MNT nfs .*proto=rdma" /proc/mounts || fail "not an RDMA v3 mount ($1)"
+	# What registered with rpcbind: 100000 itself, 100005 mountd,
+	# 100021 lockd's NLM (knfsd's v3 needs it), 100024 statd if any.
+	say "NFS rpcbind programs: $(rpcinfo -p 127.0.0.1 | awk 'NR > 1 { print $1 }' | sort -u | tr '\n' ' ')"
 }
 
 nfs_umount() {
@@ -122,25 +172,28 @@ verify_args() {
 	     "--randrepeat=1 --verify_fatal=0 --fallocate=none"
 }
 
-# Write and verify, direct then buffered, then read the buffered files back.
-run_verify() {	# driver MiB-per-job
+# Write and verify, direct then buffered, then read the buffered files back;
+# with a third argument 3, over NFSv3 (fio runs and lines tagged v3).
+run_verify() {	# driver MiB-per-job [3]
+	sfx=${3:+-v$3}
+	r0=$(pool_sum remote_inv) i0=$(pool_sum local_inv) x0=$(pool_sum stale_replaced)
 	drv_load "$1"
-	nfs_mount "$1"
+	if [ "${3:-}" = 3 ]; then nfs3_mount "$1"; else nfs_mount "$1"; fi
 	# shellcheck disable=SC2046
-	ulp_fio "verify-$t-direct-$1" $(verify_args "$2" 1 vd) --do_verify=1
+	ulp_fio "verify-$t-direct-$1$sfx" $(verify_args "$2" 1 vd) --do_verify=1
 	# shellcheck disable=SC2046
-	ulp_fio "verify-$t-buffered-$1" $(verify_args "$2" 0 vb) --do_verify=1
+	ulp_fio "verify-$t-buffered-$1$sfx" $(verify_args "$2" 0 vb) --do_verify=1
 	# The buffered run may have verified from the page cache: drop it, and
 	# read that back over the wire (O_DIRECT verify reads always were).
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	# shellcheck disable=SC2046
-	ulp_fio "readback-$t-buffered-$1" $(verify_args "$2" 0 vb) --verify_only=1
+	ulp_fio "readback-$t-buffered-$1$sfx" $(verify_args "$2" 0 vb) --verify_only=1
 	say "NFS mount $t $1 $(grep " $MNT " /proc/mounts | cut -d' ' -f4)"
 	rm -f $MNT/vd.* $MNT/vb.*
 	nfs_umount "$1"
 	drv_unload "$1"
-	say "NFS inv $t $1 remote=$(pool_sum remote_inv) local=$(pool_sum local_inv) stale=$(pool_sum stale_replaced)"
+	say "NFS inv $t $1 remote=$(($(pool_sum remote_inv) - r0)) local=$(($(pool_sum local_inv) - i0)) stale=$(($(pool_sum stale_replaced) - x0))${3:+ vers=$3}"
 }
 
 # Wait for a background fio at most $2 seconds; past that, show the
@@ -244,6 +297,10 @@ bench)
 	fail "unknown mode $mode"
 	;;
 esac
+for r in $(echo "${mrkit_nfs3:-}" | tr ',' ' '); do
+	nfs3_start
+	run_verify "${r%%:*}" "${r#*:}" 3
+done
 
 dmesg | grep -E 'rpcrdma|mrkit' | tail -n 20 | sed 's/^/MRKIT-VM   dmesg: /'
 ulp_finish nfs

@@ -22,6 +22,11 @@
 #   vm_fio                 Debian's fio and its whole library closure in
 #                          $cache/fio (for a read-only 9p share): prints
 #                          the directory (fio, lib/)
+#   vm_debs NAME PKGS F... files F of Debian packages PKGS (unpacked, never
+#                          installed) and the programs' library closure in
+#                          $cache/debs/NAME: prints the directory
+#   vm_add_debs ROOT DIR   put a vm_debs directory into the initramfs tree
+#   vm_root_hook FUNC      have vm_add_bin ROOT ... call FUNC ROOT after it
 
 vm_env() {
 	proj=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -165,4 +170,75 @@ vm_fio() {
 		mv "$dir.tmp" "$dir"
 	fi
 	echo "$dir"
+}
+
+# vm_debs NAME "PKG..." FILE...: download the packages PKG... and those of
+# their dependencies this machine lacks (apt-get download; nothing is
+# installed), unpack them, and keep FILE... (paths inside the packages,
+# e.g. sbin/rpcbind or etc/netconfig) under $cache/debs/NAME/root/ and the
+# ldd closure of the programs among them under $cache/debs/NAME/lib/ (the
+# packages' own libraries first, the host's for the rest).  Done once per
+# NAME and argument list; prints $cache/debs/NAME.
+vm_debs() {
+	local pkgs=$2 d=$cache/debs/$1 p f l
+	shift 2
+	if [ "$(cat "$d/args" 2>/dev/null)" != "$pkgs $*" ]; then
+		rm -rf "$d.tmp"
+		mkdir -p "$d.tmp/deb" "$d.tmp/x" "$d.tmp/root" "$d.tmp/lib"
+		# shellcheck disable=SC2086
+		(cd "$d.tmp/deb" &&
+		 for p in $pkgs $(apt-get -s install --no-install-recommends $pkgs |
+				  awk '/^Inst /{print $2}'); do
+			[ -n "$(ls ./"${p%%:*}"_*.deb 2>/dev/null)" ] && continue
+			apt-get download "$p" >/dev/null 2>&1 ||
+				{ echo "vm: apt-get download $p failed" >&2; exit 1; }
+		 done) || return 1
+		for p in "$d.tmp"/deb/*.deb; do
+			dpkg-deb -x "$p" "$d.tmp/x"
+		done
+		l=$(find "$d.tmp/x" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
+		for f in "$@"; do
+			[ -f "$d.tmp/x/$f" ] || { echo "vm: no $f in $pkgs" >&2; return 1; }
+			mkdir -p "$d.tmp/root/$(dirname "$f")"
+			cp -L "$d.tmp/x/$f" "$d.tmp/root/$f"
+			LD_LIBRARY_PATH=$l ldd "$d.tmp/x/$f" >"$d.tmp/ldd" 2>&1 || continue
+			if grep 'not found' "$d.tmp/ldd" >&2; then
+				return 1
+			fi
+			for p in $(grep -o '/[^ ]*' "$d.tmp/ldd"); do
+				cp -L "$p" "$d.tmp/lib/"
+			done
+		done
+		rm -rf "$d.tmp/deb" "$d.tmp/x" "$d.tmp/ldd" "$d"
+		echo "$pkgs $*" > "$d.tmp/args"
+		mv "$d.tmp" "$d"
+	fi
+	echo "$d"
+}
+
+# vm_add_debs ROOT DIR: the files of a vm_debs directory DIR into the
+# initramfs tree ROOT: programs (from a bin/ or sbin/) in /usr/bin, other
+# files at their own path, the libraries in /lib/x86_64-linux-gnu (the
+# loader in /lib64).
+vm_add_debs() {
+	local root=$1 dir=$2 f
+	mkdir -p "$root/usr/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu"
+	(cd "$dir/root" && find . -type f) | while read -r f; do
+		f=${f#./}
+		case /$f in
+		*/bin/*|*/sbin/*) cp "$dir/root/$f" "$root/usr/bin/" ;;
+		*) mkdir -p "$root/$(dirname "$f")"; cp "$dir/root/$f" "$root/$f" ;;
+		esac
+	done
+	cp "$dir"/lib/ld-linux-x86-64.so.2 "$root/lib64/"
+	cp "$dir"/lib/*.so* "$root/lib/x86_64-linux-gnu/"
+}
+
+# vm_root_hook FUNC: from now on vm_add_bin ROOT ... also calls FUNC ROOT.
+# For a ULP hook's own files in the initramfs (ulp_root in
+# scripts/ulp/*.sh): the runners call vm_add_bin once per tree.
+vm_root_hook() {
+	declare -F vm_add_bin_only >/dev/null ||
+		eval "$(declare -f vm_add_bin | sed '1s/^vm_add_bin /vm_add_bin_only /')"
+	eval "vm_add_bin() { vm_add_bin_only \"\$@\" && $1 \"\$1\"; }"
 }
