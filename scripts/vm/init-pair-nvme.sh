@@ -95,6 +95,20 @@ fio_args() {
 	     "--verify_fatal=0"
 }
 
+# why_recovery LINE: error recoveries in dmesg after line LINE, and what the
+# host logged as their cause: work-request errors (by status), failed
+# keep-alives, I/O timeouts, unexpected CM events (a disconnect by the
+# target is logged at debug level only: the rest).
+why_recovery() {
+	dmesg | tail -n +$(($1 + 1)) | awk '
+		/starting error recovery/ { n["error recoveries"]++ }
+		/failed with status/ { sub(/.*failed with status /, ""); sub(/ \([0-9]+\)$/, ""); n[$0]++ }
+		/failed nvme_keep_alive_end_io/ { n["keep-alive failed"]++ }
+		/ QID [0-9]+ timeout/ { n["I/O timeout"]++ }
+		/Unexpected RDMA CM event/ { n["unexpected CM event"]++ }
+		END { for (k in n) printf "%s x%d; ", k, n[k] }'
+}
+
 inject() {	# fault
 	case $1 in
 	loss1 | loss5 | delay | reorder | dup) pair_netem "$1" ;;
@@ -107,8 +121,9 @@ inject() {	# fault
 }
 
 step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0
+	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0
 	t0=$(cut -d. -f1 /proc/uptime)
+	k0=$(dmesg | wc -l)
 	drv_load "$d"
 	connect "$d"
 	pair_req mark "$f-$d-begin"
@@ -136,6 +151,7 @@ step() {	# driver fault
 	pair_netem_off
 	cat /tmp/step.out
 	rc=$(($(reconnects) - r0))
+	say "PAIR note: $f ($d, $t) what started error recovery: $(why_recovery "$k0")"
 	# After a deletion, a new controller: every write fio saw complete
 	# before it must read back (fio's saved state says how far it got).
 	no_ctrl && connect "$d"

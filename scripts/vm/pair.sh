@@ -275,7 +275,7 @@ while kill -0 "$ipid" 2> /dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
 	mv "$ctl/.ack" "$ctl/ack-$seq"
 done
 gone "$ipid" 30 || echo "pair: the initiator did not finish within $budget s"
-grep -ao 'MRKIT-VM .*' "$ilog" | sed 's/^MRKIT-VM //; s/\r$//' | grep -v '^PAIR note' || true
+grep -ao 'MRKIT-VM .*' "$ilog" | sed 's/^MRKIT-VM //; s/\r$//' | grep -v 'pools before teardown' || true
 rep=0
 python3 "$proj/scripts/ulp/pair-report.py" "$ulp" "$transport" "$steps" "$ilog" "$logs"-target-*.log || rep=1
 echo "pair: $ulp over $transport ($mode): $(( $(date +%s) - start )) s, target booted $tboot times"
