@@ -16,6 +16,8 @@
 #     (built at build time from linux-source-6.1), each over rxe and siw
 #     against the kernel's target: a short fio verify and one fault
 #     (scripts/vm/ulp.sh ULP TRANSPORT check)
+#  6. two guests on a private wire: nvme-rdma on mrkit, one short fault of
+#     each kind, over rxe and siw (scripts/vm/pair.sh nvme TRANSPORT check)
 # Ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -61,6 +63,15 @@ for ulp in nvme iser nfs; do
 		run "ulp: $ulp on mrkit over $t, short verify and one fault" \
 			scripts/vm/ulp.sh "$ulp" "$t" check
 	done
+done
+# Issue M: two guests on a private wire, nvme-rdma on mrkit against
+# nvmet-rdma in the other guest, one short fault of each kind (5% loss,
+# the link down past the keep-alive, the target killed and booted again,
+# the controller deleted) under fio verify; make faults runs them all,
+# with the stock driver too.
+for t in rxe siw; do
+	run "pair: nvme on mrkit over $t, two guests, one fault of each kind" \
+		scripts/vm/pair.sh nvme "$t" check
 done
 
 passed=0
