@@ -79,7 +79,7 @@ if ! ULP_BUILD_ONLY=1 "$proj/scripts/vm/ulp.sh" "$ulp" "$transport" check \
 fi
 grep -v '^splice: ' "$out/ulp-pair-$ulp-build.out" || true
 src=$cache/ulp/$ulp
-work=$cache/pair/$ulp-$transport
+work=$cache/pair/$ulp-$transport-$mode
 [ -f "$src/mrkit/mrkit.ko" ] && ls "$src"/build/*.ko > /dev/null || { echo "pair: no build in $src"; exit 1; }
 rm -rf "$work"
 mkdir -p "$work/mrkit" "$work/build"
