@@ -17,7 +17,9 @@ and one line
   FAULT2 ULP T FAULT DRIVER ios=N failed=N reconnects=N stale=N leaks=N verify_errors=N splats=N
 
 where ios are the I/Os fio completed (run and read-back), failed the I/Os
-fio saw fail, splats the initiator's plus the target's.  Exits 1 when a
+fio saw fail, verify_errors fio's verify failures less those at blocks whose
+write fio saw fail (never reported written; matched by offset in the guest,
+shown apart as vfy@fail), splats the initiator's plus the target's.  Exits 1 when a
 row is missing, a number says the step failed (leaks, verify errors,
 splats, a stale descriptor registered again, no I/O, a read-back that did
 not finish, no reconnect after linkdown or targetkill), or either guest did
@@ -60,13 +62,17 @@ def main():
             continue
         ios = run["read_ios"] + run["write_ios"] + rb["read_ios"]
         failed = run.get("io_errors", 0) + rb.get("io_errors", 0)
-        verr = run.get("verify_errors", 0) + rb.get("verify_errors", 0)
+        # Read-back failures at blocks whose write fio saw fail are not
+        # silent corruption (never reported written); the guest matched
+        # them by offset.
+        atfail = g.get("verify_at_failed_writes", 0)
+        verr = run.get("verify_errors", 0) + rb.get("verify_errors", 0) - atfail
         splats = g["splats"] + g["tsplats"]
         row = dict(fault=fault, drv=drv, ios=ios, failed=failed, rec=g["reconnects"],
                    stale=g["stale"], replaced=g["replaced"], reused=g["reused"],
                    overrun=g["overrun"], leaks=g["leaks"], verr=verr, splats=splats,
                    tsplats=g["tsplats"], written=run["write_bytes"] >> 20,
-                   checked=rb["read_bytes"] >> 20, secs=g.get("secs", 0))
+                   checked=rb["read_bytes"] >> 20, secs=g.get("secs", 0), atfail=atfail)
         rows.append(row)
         why = []
         if g["leaks"]:
@@ -83,20 +89,22 @@ def main():
             why.append("fio output unreadable")
         if not run["write_ios"]:
             why.append("no write completed")
-        if rb.get("job_errors") or rb.get("rc"):
+        # fio's job error after a verify failure is EILSEQ; any other
+        # (an I/O error) means the read-back did not finish.
+        if (rb.get("job_errors") or rb.get("rc")) and not rb.get("verify_errors"):
             why.append("the read-back did not finish")
         if fault in MUST_RECONNECT and not g["reconnects"]:
             why.append("no reconnect")
         bad += [f"{fault} {drv}: {w}" for w in why]
 
     hdr = ("fault", "provider", "driver", "ios", "failed", "reconn", "stale", "replaced",
-           "reused", "leaks", "verify_err", "splats", "MiB wr", "MiB chk", "secs")
-    fmt = ("{:<11} {:<8} {:<6} {:>7} {:>6} {:>6} {:>5} {:>8} {:>6} {:>5} {:>10} {:>6} {:>6} {:>7}"
-           " {:>5}")
+           "reused", "leaks", "verify_err", "vfy@fail", "splats", "MiB wr", "MiB chk", "secs")
+    fmt = ("{:<11} {:<8} {:<6} {:>7} {:>6} {:>6} {:>5} {:>8} {:>6} {:>5} {:>10} {:>8} {:>6} {:>6}"
+           " {:>7} {:>5}")
     print(fmt.format(*hdr))
     for r in rows:
         print(fmt.format(r["fault"], t, r["drv"], r["ios"], r["failed"], r["rec"], r["stale"],
-                         r["replaced"], r["reused"], r["leaks"], r["verr"], r["splats"],
+                         r["replaced"], r["reused"], r["leaks"], r["verr"], r["atfail"], r["splats"],
                          r["written"], r["checked"], r["secs"]))
     for r in rows:
         print(f"FAULT2 {ulp} {t} {r['fault']} {r['drv']} ios={r['ios']} failed={r['failed']} "

@@ -109,6 +109,20 @@ why_recovery() {
 		END { for (k in n) printf "%s x%d; ", k, n[k] }'
 }
 
+# failed_write_hits RUN: verify failures of the read-back of fio run RUN
+# at blocks whose write fio saw fail in RUN (an I/O error reported to the
+# application: those blocks were never reported written).
+failed_write_hits() {
+	awk '/io_u error.*: write offset=/ {
+			o = $0; sub(/.*write offset=/, "", o); sub(/,.*/, "", o); w[o] = 1
+		}
+		/requested block: offset=/ {
+			o = $0; sub(/.*requested block: offset=/, "", o); sub(/,.*/, "", o)
+			if (o in w) n++
+		}
+		END { print n + 0 }' /tmp/fio-$1.err /tmp/fio-$1-readback.err
+}
+
 inject() {	# fault
 	case $1 in
 	loss1 | loss5 | delay | reorder | dup) pair_netem "$1" ;;
@@ -121,7 +135,7 @@ inject() {	# fault
 }
 
 step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0
+	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
 	drv_load "$d"
@@ -162,13 +176,14 @@ step() {	# driver fault
 	ulp_fio "$name-readback" $(fio_args) --verify_only=1 $state
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
+	fwh=$(failed_write_hits "$name")
 	delete_ctrls
 	ulp_wait 300 no_ctrl || fail "controller not gone after $f ($d)"
 	rmmod nvme_rdma || fail "rmmod nvme_rdma after $f ($d)"
 	left=$(mrs_left)
 	pair_trace_off
 	pair_req mark "$f-$d-end"
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 }
 
 initiator() {

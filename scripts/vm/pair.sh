@@ -26,7 +26,8 @@
 # ULP_MEM, ULP_CMDLINE) and scripts/vm/init-pair-ULP.sh (the guests' /init,
 # with pair_role=target|initiator, pair_steps=DRIVER:FAULT,...).  The
 # verdict: scripts/ulp/pair-report.py.  Logs: .check/ulp-pair-ULP-T-MODE-*.
-# PAIR_BUILD_ONLY=1 stops before the boot; PAIR_DISK_MB sizes the namespace.
+# PAIR_BUILD_ONLY=1 stops before the boot; PAIR_DISK_MB sizes the namespace;
+# PAIR_STEPS=DRIVER:FAULT,... replaces the schedule.
 set -euo pipefail
 
 ulp=${1:?usage: pair.sh ULP rxe|siw check|full}
@@ -66,7 +67,8 @@ full)
 	exit 1
 	;;
 esac
-steps=$(echo $steps | tr ' ' ,)
+# PAIR_STEPS=DRIVER:FAULT,... runs those steps instead.
+steps=${PAIR_STEPS:-$(echo $steps | tr ' ' ,)}
 
 start=$(date +%s)
 # The modules: ulp.sh builds them (and keeps them while their inputs do
