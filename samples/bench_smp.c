@@ -243,18 +243,37 @@ static int smp_thread(void *data)
 	return 0;
 }
 
-/* One repetition of @impl; returns ns for all iters, or 0 on failure. */
-static u64 smp_round(struct smp_bench *b, enum smp_impl impl)
+/* Set up a repetition of @impl: deadline, abort flag, start gate. */
+static void smp_round_init(struct smp_bench *b, enum smp_impl impl)
 {
-	struct task_struct *t[2];
-	struct smp_req *req;
-	unsigned int i;
-	bool ok = true;
-
 	b->impl = impl;
 	b->abort = false;
 	b->deadline = jiffies + 60 * HZ;
 	init_completion(&b->go);
+}
+
+/* After a repetition (or its abort), descriptors on requests go home. */
+static void smp_reqs_home(struct smp_bench *b)
+{
+	struct smp_req *req;
+	unsigned int i;
+
+	for (i = 0; i < SMP_REQS; i++) {
+		req = &b->reqs[i];
+		if (req->mr)
+			smp_put(b, req, req->mr);
+		req->mr = NULL;
+	}
+}
+
+/* One repetition of @impl; returns ns for all iters, or 0 on failure. */
+static u64 smp_round(struct smp_bench *b, enum smp_impl impl)
+{
+	struct task_struct *t[2];
+	unsigned int i;
+	bool ok = true;
+
+	smp_round_init(b, impl);
 	memset(&b->fwd, 0, sizeof(b->fwd));
 	memset(&b->back, 0, sizeof(b->back));
 	for (i = 0; i < SMP_REQS; i++) {
@@ -283,13 +302,7 @@ static u64 smp_round(struct smp_bench *b, enum smp_impl impl)
 			wait_for_completion(&b->done[i]);
 		}
 	}
-	/* After an abort, descriptors still riding on requests go home. */
-	for (i = 0; i < SMP_REQS; i++) {
-		req = &b->reqs[i];
-		if (req->mr)
-			smp_put(b, req, req->mr);
-		req->mr = NULL;
-	}
+	smp_reqs_home(b);
 	if (!ok || b->abort)
 		return 0;
 	return max(b->end[0], b->end[1]) - min(b->start[0], b->start[1]);
@@ -332,10 +345,7 @@ static u64 smp_round_local(struct smp_bench *b, enum smp_impl impl)
 	unsigned int i;
 	bool ok = true;
 
-	b->impl = impl;
-	b->abort = false;
-	b->deadline = jiffies + 60 * HZ;
-	init_completion(&b->go);
+	smp_round_init(b, impl);
 	init_completion(&b->done[0]);
 	for (i = 0; i < SMP_REQS; i++)
 		b->reqs[i].mr = NULL;
@@ -350,11 +360,7 @@ static u64 smp_round_local(struct smp_bench *b, enum smp_impl impl)
 		ok = false;
 		wait_for_completion(&b->done[0]);
 	}
-	for (i = 0; i < SMP_REQS; i++) {
-		if (b->reqs[i].mr)
-			smp_put(b, &b->reqs[i], b->reqs[i].mr);
-		b->reqs[i].mr = NULL;
-	}
+	smp_reqs_home(b);
 	if (!ok || b->abort)
 		return 0;
 	return b->end[0] - b->start[0];

@@ -183,32 +183,23 @@ if m and mk:
 print(f"csv: {csv}")
 PY
 
-echo
-echo "nvme-rdma A/B: stock nvme-rdma.ko vs nvme-rdma on mrkit, one boot per transport, interleaved"
-echo "(metric, stock, mrkit: medians of the runs; ratio mrkit/stock; spread = largest (max-min)/mean of one driver's runs, %)"
-ab=0
-for t in rxe siw; do
-	"$proj/scripts/vm/ulp.sh" nvme "$t" bench > "$out/bench-nvme-$t.out" 2>&1 || ab=1
-	grep -E '^(AB |nvme-report|ulp: nvme over)' "$out/bench-nvme-$t.out" || true
-done
-[ $ab = 0 ] || { echo "bench: nvme-rdma A/B failed (see .check/bench-nvme-*.out)"; exit 1; }
+# One converted ULP's A/B: ab_ulp ULP TITLE LEGEND LINES (a grep -E
+# alternation of the report lines to show besides AB).
+ab_ulp() {
+	local ulp=$1 t ab=0
+	echo
+	echo "$2"
+	echo "$3"
+	for t in rxe siw; do
+		"$proj/scripts/vm/ulp.sh" "$ulp" "$t" bench > "$out/bench-$ulp-$t.out" 2>&1 || ab=1
+		grep -E "^(AB |$4|$ulp-report|ulp: $ulp over)" "$out/bench-$ulp-$t.out" || true
+	done
+	[ $ab = 0 ] || { echo "bench: $ulp A/B failed (see .check/bench-$ulp-*.out)"; exit 1; }
+}
 
-echo
-echo "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, one boot per transport, interleaved"
-echo "(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one module's runs, %)"
-ab=0
-for t in rxe siw; do
-	"$proj/scripts/vm/ulp.sh" nfs "$t" bench > "$out/bench-nfs-$t.out" 2>&1 || ab=1
-	grep -E '^(AB |nfs-report|ulp: nfs over)' "$out/bench-nfs-$t.out" || true
-done
-[ $ab = 0 ] || { echo "bench: NFS/RDMA A/B failed (see .check/bench-nfs-*.out)"; exit 1; }
-
-echo
-echo "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved"
-echo "(metric, MiB/s or IOPS, ratio, spread = largest (max-min)/mean of one driver's runs, %)"
-ab=0
-for t in rxe siw; do
-	"$proj/scripts/vm/ulp.sh" iser "$t" bench > "$out/bench-iser-$t.out" 2>&1 || ab=1
-	grep -E '^(AB |FENCE |iser-report|ulp: iser over)' "$out/bench-iser-$t.out" || true
-done
-[ $ab = 0 ] || { echo "bench: iSER A/B failed (see .check/bench-iser-*.out)"; exit 1; }
+ab_ulp nvme "nvme-rdma A/B: stock nvme-rdma.ko vs nvme-rdma on mrkit, one boot per transport, interleaved" \
+	"(metric, stock, mrkit: medians of the runs; ratio mrkit/stock; spread = largest (max-min)/mean of one driver's runs, %)" "AB "
+ab_ulp nfs "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, one boot per transport, interleaved" \
+	"(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one module's runs, %)" "AB "
+ab_ulp iser "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved" \
+	"(metric, MiB/s or IOPS, ratio, spread = largest (max-min)/mean of one driver's runs, %)" "FENCE "
