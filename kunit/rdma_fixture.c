@@ -401,8 +401,15 @@ static void mrk_pair_teardown(struct mrk_pair *pair)
 		wait_for_completion_timeout(&pair->peer_disconnected, t);
 	if (pair->peer_mr)
 		ib_dereg_mr(pair->peer_mr);
+	if (pair->barrier_mr)
+		ib_dereg_mr(pair->barrier_mr);
+	if (pair->bbuf_dma)
+		ib_dma_unmap_single(pair->dev, pair->bbuf_dma, MRK_BARRIER_LEN,
+				    DMA_BIDIRECTIONAL);
+	kfree(pair->bbuf);
 	if (pair->pbuf_dma)
-		ib_dma_unmap_single(pair->dev, pair->pbuf_dma, MRK_PEER_BUF,
+		ib_dma_unmap_single(pair->dev, pair->pbuf_dma,
+				    MRK_PEER_BUF + MRK_BARRIER_LEN,
 				    DMA_BIDIRECTIONAL);
 	kfree(pair->pbuf);
 	mrk_side_destroy(&pair->local);
@@ -413,6 +420,54 @@ static void mrk_pair_teardown(struct mrk_pair *pair)
 		rdma_destroy_id(pair->peer.id);
 	if (pair->listen)
 		rdma_destroy_id(pair->listen);
+}
+
+/*
+ * A few local bytes the peer may RDMA-READ, registered on the local QP
+ * before the test starts: the target of mrk_peer_rdma()'s placement
+ * barrier.
+ */
+static int mrk_barrier_reg(struct mrk_pair *pair)
+{
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	struct mrk_wait w;
+	struct ib_mr *mr;
+	int n, ret;
+
+	pair->bbuf = kzalloc(MRK_BARRIER_LEN, GFP_KERNEL);
+	if (!pair->bbuf)
+		return -ENOMEM;
+	pair->bbuf_dma = ib_dma_map_single(pair->dev, pair->bbuf,
+					   MRK_BARRIER_LEN, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(pair->dev, pair->bbuf_dma)) {
+		pair->bbuf_dma = 0;
+		return -EIO;
+	}
+	mr = ib_alloc_mr(pair->local.pd, IB_MR_TYPE_MEM_REG, 2);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	pair->barrier_mr = mr;
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = pair->bbuf_dma;
+	sg_dma_len(&sg) = MRK_BARRIER_LEN;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	mrk_wait_init(&w);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &w.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	ret = ib_post_send(pair->local.qp, &reg.wr, NULL);
+	if (ret)
+		return ret;
+	ret = mrk_poll(pair, &w, 5000);
+	if (ret)
+		return ret;
+	return w.wc.status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
 static int mrk_pair_connect(struct mrk_pair *pair)
@@ -483,16 +538,17 @@ static int mrk_pair_connect(struct mrk_pair *pair)
 		return ret;
 	pair->dev = id->device;
 
-	pair->pbuf = kzalloc(MRK_PEER_BUF, GFP_KERNEL);
+	pair->pbuf = kzalloc(MRK_PEER_BUF + MRK_BARRIER_LEN, GFP_KERNEL);
 	if (!pair->pbuf)
 		return -ENOMEM;
-	pair->pbuf_dma = ib_dma_map_single(pair->dev, pair->pbuf, MRK_PEER_BUF,
+	pair->pbuf_dma = ib_dma_map_single(pair->dev, pair->pbuf,
+					   MRK_PEER_BUF + MRK_BARRIER_LEN,
 					   DMA_BIDIRECTIONAL);
 	if (ib_dma_mapping_error(pair->dev, pair->pbuf_dma)) {
 		pair->pbuf_dma = 0;
 		return -EIO;
 	}
-	return 0;
+	return mrk_barrier_reg(pair);
 }
 
 static int mrk_pair_res_init(struct kunit_resource *res, void *context)
@@ -637,6 +693,14 @@ int mrk_poll(struct mrk_pair *pair, struct mrk_wait *w, unsigned int ms)
  * @rkey: the rkey
  * @w: completion; the caller checks w->wc.status
  *
+ * A WRITE's completion at the peer does not say its bytes are placed: siw
+ * (iWARP) completes it once TCP has the data, and the local side may have
+ * invalidated the rkey before its receive path gets there (the peer then
+ * gets a TERMINATE).  So a WRITE that completed is followed by a one-byte
+ * READ of the pair's barrier MR; the local side answers it only after it
+ * placed everything before it on the connection, as a ULP's reply does.
+ * If the barrier fails, its status is the WRITE's: the bytes did not land.
+ *
  * Return: 0 when the WR completed, -ETIMEDOUT, or a post error.
  */
 int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
@@ -658,6 +722,7 @@ int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
 		.remote_addr = raddr,
 		.rkey = rkey,
 	};
+	struct mrk_wait b;
 	int ret;
 
 	if (off + len > MRK_PEER_BUF)
@@ -666,7 +731,24 @@ int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
 	ret = ib_post_send(pair->peer.qp, &wr.wr, NULL);
 	if (ret)
 		return ret;
-	return mrk_poll(pair, w, 5000);
+	ret = mrk_poll(pair, w, 5000);
+	if (ret || op != IB_WR_RDMA_WRITE || w->wc.status != IB_WC_SUCCESS)
+		return ret;
+
+	sge.addr = pair->pbuf_dma + MRK_PEER_BUF;
+	sge.length = 1;
+	wr.wr.wr_cqe = &b.cqe;
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.remote_addr = pair->barrier_mr->iova;
+	wr.rkey = pair->barrier_mr->rkey;
+	mrk_wait_init(&b);
+	ret = ib_post_send(pair->peer.qp, &wr.wr, NULL);
+	if (ret)
+		return ret;
+	ret = mrk_poll(pair, &b, 5000);
+	if (!ret && b.wc.status != IB_WC_SUCCESS)
+		w->wc.status = b.wc.status;
+	return ret;
 }
 
 /**
@@ -680,8 +762,9 @@ int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
  * The peer RDMA-WRITEs a pattern different from what @target holds, then
  * posts a signaled READ with the same rkey.  The rkey is dead when the
  * target bytes are unchanged and the two WRs did not both succeed (rxe
- * fails the WRITE with a remote access error; siw reports the WRITE as
- * sent and terminates the connection, so the READ flushes).
+ * fails the WRITE with a remote access error; siw sends the WRITE and the
+ * local side terminates the connection, so the WRITE's placement barrier
+ * and the READ flush).
  *
  * Return: 0 if dead, -EIO if the peer could still access the memory,
  * -ETIMEDOUT if the completions did not come.

@@ -33,6 +33,8 @@ struct mrk_wait {
 };
 
 #define MRK_PEER_BUF	(1024 * 1024)
+/* Behind @pbuf: where the peer's placement barrier READs land. */
+#define MRK_BARRIER_LEN	64
 
 /*
  * A connected RC pair on one device: @local is the side a ULP on mrkit
@@ -49,6 +51,10 @@ struct mrk_pair {
 	void			*pbuf;
 	u64			pbuf_dma;
 	struct ib_mr		*peer_mr;	/* see mrk_peer_reg() */
+	/* the local side's remotely readable bytes, see mrk_peer_rdma() */
+	void			*bbuf;
+	u64			bbuf_dma;
+	struct ib_mr		*barrier_mr;
 	/* connection manager state, written by the CM handlers */
 	struct completion	resolved;
 	struct completion	established;
