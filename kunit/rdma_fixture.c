@@ -423,17 +423,47 @@ static void mrk_pair_teardown(struct mrk_pair *pair)
 }
 
 /*
+ * Register @len bytes at @dma with the fresh MR @mr: map it, post the
+ * REG_MR on @qp and wait for it.
+ */
+static int mrk_fast_reg(struct mrk_pair *pair, struct ib_qp *qp,
+			struct ib_mr *mr, u64 dma, u32 len, int access)
+{
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	struct mrk_wait w;
+	int n, ret;
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = dma;
+	sg_dma_len(&sg) = len;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	mrk_wait_init(&w);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &w.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = access;
+	ret = ib_post_send(qp, &reg.wr, NULL);
+	if (ret)
+		return ret;
+	ret = mrk_poll(pair, &w, 5000);
+	if (ret)
+		return ret;
+	return w.wc.status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+/*
  * A few local bytes the peer may RDMA-READ, registered on the local QP
  * before the test starts: the target of mrk_peer_rdma()'s placement
  * barrier.
  */
 static int mrk_barrier_reg(struct mrk_pair *pair)
 {
-	struct ib_reg_wr reg = {};
-	struct scatterlist sg;
-	struct mrk_wait w;
 	struct ib_mr *mr;
-	int n, ret;
 
 	pair->bbuf = kzalloc(MRK_BARRIER_LEN, GFP_KERNEL);
 	if (!pair->bbuf)
@@ -448,26 +478,9 @@ static int mrk_barrier_reg(struct mrk_pair *pair)
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	pair->barrier_mr = mr;
-	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = pair->bbuf_dma;
-	sg_dma_len(&sg) = MRK_BARRIER_LEN;
-	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
-	if (n != 1)
-		return n < 0 ? n : -EINVAL;
-	mrk_wait_init(&w);
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.wr.wr_cqe = &w.cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
-	reg.mr = mr;
-	reg.key = mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
-	ret = ib_post_send(pair->local.qp, &reg.wr, NULL);
-	if (ret)
-		return ret;
-	ret = mrk_poll(pair, &w, 5000);
-	if (ret)
-		return ret;
-	return w.wc.status == IB_WC_SUCCESS ? 0 : -EIO;
+	return mrk_fast_reg(pair, pair->local.qp, mr, pair->bbuf_dma,
+			    MRK_BARRIER_LEN,
+			    IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ);
 }
 
 static int mrk_pair_connect(struct mrk_pair *pair)
@@ -839,11 +852,8 @@ int mrk_peer_post_recv(struct mrk_pair *pair, u32 off, u32 len,
 int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,
 		 u64 *iova)
 {
-	struct scatterlist sg;
-	struct ib_reg_wr reg = {};
-	struct mrk_wait w;
 	struct ib_mr *mr;
-	int n, ret;
+	int ret;
 
 	if (pair->peer_mr || off + len > MRK_PEER_BUF)
 		return -EINVAL;
@@ -852,28 +862,11 @@ int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	pair->peer_mr = mr;
-	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = pair->pbuf_dma + off;
-	sg_dma_len(&sg) = len;
-	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
-	if (n != 1)
-		return n < 0 ? n : -EINVAL;
-	mrk_wait_init(&w);
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.wr.wr_cqe = &w.cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
-	reg.mr = mr;
-	reg.key = mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		     IB_ACCESS_REMOTE_WRITE;
-	ret = ib_post_send(pair->peer.qp, &reg.wr, NULL);
+	ret = mrk_fast_reg(pair, pair->peer.qp, mr, pair->pbuf_dma + off, len,
+			   IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_WRITE);
 	if (ret)
 		return ret;
-	ret = mrk_poll(pair, &w, 5000);
-	if (ret)
-		return ret;
-	if (w.wc.status != IB_WC_SUCCESS)
-		return -EIO;
 	*rkey = mr->rkey;
 	*iova = mr->iova;
 	return 0;
