@@ -9,6 +9,11 @@
 #    ib_core.force_mr=1 for rdma_rw), memory and slab growth;
 #  - W1's contention variant in the qemu guest of make demo (Debian's
 #    kernel, 2 vCPUs): get on CPU 0, put on CPU 1, and both on CPU 0;
+#  - W3's SMP variant in the same guest boot (mrkit_bench_w3_smp): the
+#    UML W3 cycle on a loopback RC connection on the guest's rxe, where
+#    locks and LOCK prefixes are real (UML is uniprocessor), completions
+#    on the submitting CPU (same) and reaped on the other one (cross, 16
+#    in flight); printed as ratios next to UML's W3, with goal lines;
 #  - end to end, A/B: Debian's stock nvme-rdma.ko against the kernel's
 #    nvme-rdma converted to mrkit, in one guest boot per transport (rxe,
 #    siw), interleaved stock, mrkit, stock, mrkit, against nvmet-rdma: fio
@@ -82,13 +87,34 @@ with open(csv, "w") as f:
     for r in rows:
         f.write(",".join(r) + "\n")
 print(f"mrkit_bench: median of 5 repetitions x {iters} operations, ns per operation")
-print("W1-W3 in UML (one CPU); W1SMP in the qemu guest (Debian's kernel, 2 vCPUs, TCG; put_cpu=1: get and put on different CPUs, put_cpu=0: both on CPU 0)")
+print("W1-W3 in UML (one CPU); W1SMP and W3SMP in the qemu guest (Debian's kernel, 2 vCPUs, TCG; put_cpu=1: get and put on different CPUs, put_cpu=0: both on CPU 0;"
+      " W3SMP complete_cpu=0: each I/O submitted and completed on CPU 0, complete_cpu=1: completions reaped on CPU 1)")
 print(f"{'work':5} {'config':44} {'impl':20} {'median':>8} {'min':>8} {'max':>8} {'ratio':>7}")
 for w, cfg, impl, med, mn, mx, base, ratio in rows:
     extra = ""
     if (cfg, impl) in allocs:
         extra = f"  allocs/io {allocs[(cfg, impl)][0]}, WRs/io {allocs[(cfg, impl)][1]}"
     print(f"{w:5} {cfg:44} {impl:20} {med:>8} {mn:>8} {mx:>8} {ratio:>7}  (vs {base}){extra}")
+# W3 on one CPU (UML) next to two (VM): ratios of medians, from this run.
+def w3med(w, pages, impl, cpl=None):
+    for x in rows:
+        if x[0] == w and x[2] == impl and f"pages={pages} " in x[1] + " " and \
+                (cpl is None or f"complete_cpu={cpl} " in x[1] + " "):
+            return float(x[3])
+    return None
+def w3ratios(w, pages, cpl=None):
+    f, l, rw, nv = (w3med(w, pages, i, cpl) for i in
+                    ("mrkit_fence", "mrkit_lazy", "rdma_rw_force_mr", "nvme_style"))
+    q = lambda a, b: None if a is None or b is None else round(a / b, 3)
+    return q(f, nv), q(l, nv), q(f, rw), q(l, rw)
+W3WHERE = (("UML", "W3", None), ("VM same", "W3SMP", 0), ("VM cross", "W3SMP", 1))
+print()
+print("W3 ratios of medians: UML (one CPU: locks and LOCK prefixes compile away), VM same CPU, VM cross CPU (16 in flight)")
+print(f"{'pages':>5} {'where':9} {'fence/nvme_style':>16} {'lazy/nvme_style':>15} {'fence/rdma_rw':>13} {'lazy/rdma_rw':>12}")
+for p in (1, 16, 256):
+    for label, w, c in W3WHERE:
+        r = [("?" if v is None else f"{v:.3f}") for v in w3ratios(w, p, c)]
+        print(f"{p:>5} {label:9} {r[0]:>16} {r[1]:>15} {r[2]:>13} {r[3]:>12}")
 print()
 for s in slab:
     print(f"slab growth: {s}")
@@ -130,6 +156,14 @@ f3, l3 = vs_nvme("mrkit_fence"), vs_nvme("mrkit_lazy")
 w2r = worst("W2", "mrkit_map+release", lambda c: "rxe" in c)
 print(f"  L: W3 <= 1.0 x the nvme-style hand-rolled path:   {met(f3, 1.0)} (worst {f3} with the fence, {l3} lazy)")
 print(f"  L: W3 <= 0.6 x rdma_rw:                            {met(w3, 0.6)} (worst {w3} with the fence, {w3l} lazy)")
+def w3smp_worst(cpl, k):
+    v = [w3ratios("W3SMP", p, cpl)[k] for p in (1, 16, 256)]
+    v = [x for x in v if x is not None]
+    return max(v) if v else None
+for c, label in ((0, "same CPU "), (1, "cross CPU")):
+    fn, ln, fr, lr = (w3smp_worst(c, k) for k in range(4))
+    print(f"  L: W3SMP {label} <= 1.0 x nvme-style (VM):      {met(fn, 1.0)} (worst {fn} with the fence, {ln} lazy)")
+    print(f"  L: W3SMP {label} <= 0.6 x rdma_rw (VM):         {met(fr, 0.6)} (worst {fr} with the fence, {lr} lazy)")
 print(f"  L: W2 <= 1.05 x bare ib_map_mr_sg on rxe:          {met(w2r, 1.05)} (worst {w2r}; siw's pass is its sg_offset workaround)")
 print(f"  L: W1 <= 0.5 x ib_mr_pool (UML and VM):            {met(max([v for v in (w1, w1s, w1l) if v is not None], default=None), 0.5)} (UML {w1}, VM two CPUs {w1s}, VM same CPU {w1l})")
 print(f"  L: memory <= 128 bytes per descriptor:             {met(mk[1] if mk else None, 128)} ({mk[1] if mk else '?'} bytes)")

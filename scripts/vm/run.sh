@@ -10,6 +10,8 @@
 #   run.sh bench [iters]
 #                   W1's contention variant: mrkit_bench_smp on rxe with
 #                   get on vCPU 0 and put on vCPU 1 (multi-threaded TCG)
+#                   and W3's SMP variant: mrkit_bench_w3_smp, the full
+#                   registration cycle on rxe, same CPU and cross CPU
 #   run.sh stress   mrkit_stress_smp: the review's two-CPU races (puts
 #                   after destroy, growth under contention), booted with
 #                   slub_debug=FZPU so a write to freed memory is reported
@@ -63,10 +65,13 @@ mods="ib_core crc-t10dif crct10dif_generic"
 	dummy rdma_rxe crc32_generic crc32c_generic libcrc32c"
 { [ "$scenario" = bench ] || [ "$scenario" = stress ]; } &&
 	mods="$mods dummy rdma_rxe crc32_generic crc32c_generic"
+# W3SMP's loopback connection (rdma_cm, in the module).
+[ "$scenario" = bench ] && mods="$mods rdma_cm"
 # shellcheck disable=SC2086
 vm_add_mods "$root" $mods
 cp "$ko" "$root/lib/modules/$abi/extra/"
-[ "$scenario" = bench ] && cp "$proj/mrkit_bench_smp.ko" "$root/lib/modules/$abi/extra/"
+[ "$scenario" = bench ] && cp "$proj/mrkit_bench_smp.ko" "$proj/mrkit_bench_w3_smp.ko" \
+	"$root/lib/modules/$abi/extra/"
 [ "$scenario" = stress ] && cp "$proj/mrkit_stress_smp.ko" "$root/lib/modules/$abi/extra/"
 if [ "$scenario" = demo ] || [ "$scenario" = bench ] || [ "$scenario" = stress ]; then
 	[ "$scenario" = demo ] && cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"

@@ -1,0 +1,889 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mrkit_bench_w3_smp: benchmark W3 (one I/O's full registration cycle on
+ * rxe) on a machine with two CPUs or more.  The UML run of W3 is
+ * uniprocessor, where spinlocks and LOCK prefixes compile away; this is
+ * the same measurement with them (make bench loads it in the qemu guest
+ * of its W1 contention variant: 2 vCPUs, Debian's kernel).
+ *
+ * Normal operation: at load, an RC connection is made on the rxe device
+ * bound to the address given (in-kernel rdma_cm, both ends in this
+ * module: a listener and a client on the guest's own address).  On the
+ * client's QP the four implementations of the UML W3 bench (see
+ * kunit/bench_rdma.c) run one I/O at a time: get a descriptor, DMA-map
+ * and map the list, post the REG_MR chain ending in the caller's SEND,
+ * take the SEND's completion, invalidate, take that completion, put the
+ * descriptor back and unmap:
+ *  - mrkit with the rkey fence, and mrkit in a MRKIT_POOL_LAZY_INV pool;
+ *  - rdma_rw_ctx_init/_wrs/_destroy, which needs ib_core.force_mr=1 (the
+ *    guest loads ib_core with it) to register at all;
+ *  - an nvme-rdma-style hand-rolled path (ib_mr_pool, ib_map_mr_sg, one
+ *    ib_reg_wr chained to the SEND, a signaled LOCAL_INV).
+ * As in UML, the device's post_send is replaced for the measurement by a
+ * stand-in that accepts the chain and queues one success completion per
+ * signaled WR, which the bench then delivers as a CQ poll would: rxe's
+ * packet processing is the same for every implementation and would only
+ * dilute the ratios.  Two variants, each implementation interleaved
+ * within every repetition, 1, 16 and 256 pages:
+ *  - same CPU: one kthread on CPU 0 submits and completes each I/O;
+ *  - cross CPU: a kthread on CPU 0 submits, a kthread on CPU 1 reaps the
+ *    completions and runs the completion half (invalidate, put, unmap),
+ *    W3SMP_REQS requests in flight, as when a ULP's CQ is served on
+ *    another CPU than the one that submitted; a tenth of the I/Os, each
+ *    repetition timed from when both threads run.
+ * Results are "MRKIT-VM BENCH W3SMP" lines (median, min, max over the
+ * repetitions, ns per I/O, ratio to the nvme-style path), then a PASS
+ * line; the module stays loaded until removed.
+ *
+ * Recovery: every wait is bounded (rdma_cm events 5 s each, a 60 s
+ * deadline per repetition that both threads poll).  A missing device or
+ * CPU, a failed connection, a cycle that fails (rdma_rw without
+ * force_mr, a missing completion) or a descriptor not back home fails
+ * the load with a "MRKIT-VM FAIL" line; the device gets its post_send
+ * back before anything is torn down.
+ *
+ * Serialization: request i % W3SMP_REQS is handed between the two
+ * threads through its stage word (release when handing over, acquire
+ * when taking); the stand-in keeps one completion queue per CPU, used
+ * only by the thread bound to that CPU.
+ */
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/inet.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
+#include <rdma/mrkit.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+
+static char *addr = "10.99.0.1";
+module_param(addr, charp, 0444);
+MODULE_PARM_DESC(addr, "the guest's own IPv4 address on the rxe netdev");
+static unsigned int iters = 100000;
+module_param(iters, uint, 0444);
+MODULE_PARM_DESC(iters, "I/Os per repetition at 1 page (fewer at 16 and 256)");
+static unsigned int reps = 5;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "repetitions (5..16)");
+
+#define W3SMP_PAGES	256
+#define W3SMP_REQS	16
+#define W3SMP_DEPTH	32
+#define W3SMP_QUEUE	16
+#define W3SMP_MAX_REPS	16
+#define W3SMP_PORT	7174	/* any free port; the listener is ours */
+
+enum w3smp_impl { W3_FENCE, W3_LAZY, W3_RW, W3_NVME, W3_NR };
+
+static const char * const w3smp_names[W3_NR] = {
+	"mrkit_fence", "mrkit_lazy", "rdma_rw_force_mr", "nvme_style",
+};
+
+/* A request's stage: who may touch it next. */
+enum { W3SMP_IDLE, W3SMP_POSTED };
+
+/* Completions the stand-in queued on one CPU, not delivered yet. */
+struct w3smp_queue {
+	struct ib_cqe	*cqe[W3SMP_QUEUE];
+	unsigned int	n;
+} ____cacheline_aligned_in_smp;
+
+struct w3smp_bench;
+
+struct w3smp_req {
+	struct w3smp_bench	*b;
+	unsigned int		stage ____cacheline_aligned_in_smp;
+	struct scatterlist	sg[W3SMP_PAGES];
+	int			nents;
+	struct mrkit_io		io;
+	bool			live;	/* submitted: a completion half is due */
+	bool			io_done;
+	bool			send_done;
+	bool			inv_done;
+	struct rdma_rw_ctx	rw;
+	struct ib_mr		*mr;
+	struct ib_reg_wr	reg_wr;
+	struct ib_send_wr	inv_wr;
+	struct ib_cqe		reg_cqe;
+	struct ib_cqe		inv_cqe;
+	struct ib_send_wr	send;
+	struct ib_sge		send_sge;
+	struct ib_cqe		send_cqe;
+	struct mrkit_seg	segs[4];
+	/* the submitter's completions, carried to the reaper */
+	struct ib_cqe		*cqe[W3SMP_QUEUE];
+	unsigned int		ncqe;
+};
+
+/* One end of the loopback connection. */
+struct w3smp_end {
+	struct w3smp_bench	*b;
+	bool			listens;
+	struct rdma_cm_id	*id;
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+	struct completion	ev;	/* the awaited event arrived */
+	int			event;
+	int			status;
+	bool			connected;
+};
+
+struct w3smp_bench {
+	struct ib_device	*dev;
+	struct w3smp_end	lst;		/* the listener */
+	struct w3smp_end	srv;		/* the accepted end */
+	struct w3smp_end	cli;		/* the end the bench posts on */
+	struct ib_qp		*qp;
+	struct mrkit_pool	*pool[2];	/* fence, lazy */
+	struct list_head	nvme_mrs;
+	struct page		*pages[W3SMP_PAGES];
+	struct w3smp_req	*reqs;
+	int			(*real_post_send)(struct ib_qp *qp,
+						  const struct ib_send_wr *wr,
+						  const struct ib_send_wr **bad);
+	struct w3smp_queue	q[2];	/* per CPU */
+	enum w3smp_impl		impl;
+	unsigned int		n;	/* I/Os this repetition */
+	bool			cross;
+	atomic_t		ready;	/* threads past the start gate */
+	bool			abort;
+	unsigned long		deadline;	/* jiffies */
+	unsigned long		bad;
+	u64			start[2];
+	u64			end[2];
+	struct completion	go;
+	struct completion	done[2];
+};
+
+static struct w3smp_bench *w3smp_cur;	/* the bench the stand-in serves */
+
+static int w3smp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad)
+{
+	struct w3smp_bench *b = w3smp_cur;
+	struct w3smp_queue *q = &b->q[raw_smp_processor_id() & 1];
+
+	for (; wr; wr = wr->next) {
+		if (!(wr->send_flags & IB_SEND_SIGNALED))
+			continue;
+		if (q->n == W3SMP_QUEUE) {
+			*bad = wr;
+			return -ENOMEM;
+		}
+		q->cqe[q->n++] = wr->wr_cqe;
+	}
+	return 0;
+}
+
+/* Run the done() of @n completions, oldest first, as a CQ poll would. */
+static void w3smp_deliver(struct w3smp_bench *b, struct ib_cqe **cqe,
+			  unsigned int n)
+{
+	struct ib_wc wc = { .status = IB_WC_SUCCESS, .qp = b->qp };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		wc.wr_cqe = cqe[i];
+		wc.wr_cqe->done(b->cli.cq, &wc);
+	}
+}
+
+/* Deliver what this CPU's posts queued. */
+static void w3smp_poll(struct w3smp_bench *b)
+{
+	struct w3smp_queue *q = &b->q[raw_smp_processor_id() & 1];
+	unsigned int n = q->n;
+
+	q->n = 0;
+	w3smp_deliver(b, q->cqe, n);
+}
+
+static void w3smp_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct w3smp_req *r = container_of(wc->wr_cqe, struct w3smp_req,
+					   send_cqe);
+
+	r->send_done = true;
+}
+
+static void w3smp_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+}
+
+static void w3smp_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct w3smp_req *r = container_of(wc->wr_cqe, struct w3smp_req,
+					   inv_cqe);
+
+	r->inv_done = true;
+}
+
+static void w3smp_io_done(struct mrkit_io *io, int status)
+{
+	struct w3smp_req *r = container_of(io, struct w3smp_req, io);
+
+	r->io_done = !status;
+}
+
+/*
+ * The submission half of one I/O: registration and the post of the chain
+ * ending in the SEND.  Returns false if nothing is left to complete.
+ */
+static bool w3smp_submit(struct w3smp_bench *b, struct w3smp_req *r)
+{
+	struct ib_send_wr *first;
+	int n;
+
+	r->send_done = false;
+	switch (b->impl) {
+	case W3_FENCE:
+	case W3_LAZY:
+		r->io_done = false;
+		mrkit_io_init(&r->io, b->pool[b->impl == W3_LAZY],
+			      MRKIT_PEER_WRITES, w3smp_io_done);
+		n = mrkit_io_map(&r->io, r->sg, r->nents, MRKIT_MAP_DMA);
+		if (n <= 0 ||
+		    mrkit_io_segs(&r->io, r->segs, ARRAY_SIZE(r->segs)) != 1 ||
+		    mrkit_io_post(&r->io, b->qp, &r->send, NULL)) {
+			b->bad++;
+			mrkit_io_release(&r->io, 0);
+			return false;
+		}
+		return true;
+	case W3_RW:
+		n = rdma_rw_ctx_init(&r->rw, b->qp, 1, r->sg, r->nents, 0,
+				     0x10000, 0x1234, DMA_TO_DEVICE);
+		if (n <= 0) {
+			b->bad++;
+			return false;
+		}
+		if (n < 2)	/* a bare WRITE: ib_core.force_mr is off */
+			b->bad++;
+		first = rdma_rw_ctx_wrs(&r->rw, b->qp, 1, NULL, &r->send);
+		if (ib_post_send(b->qp, first, NULL))
+			b->bad++;
+		return true;
+	default:
+		break;
+	}
+	r->mr = ib_mr_pool_get(b->qp, &b->nvme_mrs);
+	if (!r->mr) {
+		b->bad++;
+		return false;
+	}
+	n = ib_dma_map_sg(b->dev, r->sg, r->nents, DMA_FROM_DEVICE);
+	ib_update_fast_reg_key(r->mr, ib_inc_rkey(r->mr->rkey));
+	if (ib_map_mr_sg(r->mr, r->sg, n, NULL, SZ_4K) < n) {
+		b->bad++;
+		ib_mr_pool_put(b->qp, &b->nvme_mrs, r->mr);
+		ib_dma_unmap_sg(b->dev, r->sg, r->nents, DMA_FROM_DEVICE);
+		return false;
+	}
+	r->reg_wr.wr.next = &r->send;
+	r->reg_wr.wr.opcode = IB_WR_REG_MR;
+	r->reg_wr.wr.wr_cqe = &r->reg_cqe;
+	r->reg_wr.wr.num_sge = 0;
+	r->reg_wr.wr.send_flags = 0;
+	r->reg_wr.mr = r->mr;
+	r->reg_wr.key = r->mr->rkey;
+	r->reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	r->segs[0].addr = r->mr->iova;
+	r->segs[0].length = r->mr->length;
+	r->segs[0].key = r->mr->rkey;
+	if (ib_post_send(b->qp, &r->reg_wr.wr, NULL))
+		b->bad++;
+	return true;
+}
+
+/*
+ * The completion half, on whichever CPU reaps: the SEND's completion
+ * (queued by the submitter, carried in @r), then the invalidation and
+ * its completion, the put and the unmap.
+ */
+static void w3smp_complete(struct w3smp_bench *b, struct w3smp_req *r)
+{
+	if (!r->live)
+		return;
+	r->live = false;
+	w3smp_deliver(b, r->cqe, r->ncqe);
+	r->ncqe = 0;
+	if (!r->send_done)
+		b->bad++;
+	switch (b->impl) {
+	case W3_FENCE:
+	case W3_LAZY:
+		if (mrkit_io_complete(&r->io, b->qp))
+			b->bad++;
+		w3smp_poll(b);		/* the LOCAL_INV, if any */
+		if (!r->io_done)
+			b->bad++;
+		return;
+	case W3_RW:
+		rdma_rw_ctx_destroy(&r->rw, b->qp, 1, r->sg, r->nents,
+				    DMA_TO_DEVICE);
+		return;
+	default:
+		break;
+	}
+	r->inv_done = false;
+	r->inv_wr.next = NULL;
+	r->inv_wr.opcode = IB_WR_LOCAL_INV;
+	r->inv_wr.wr_cqe = &r->inv_cqe;
+	r->inv_wr.num_sge = 0;
+	r->inv_wr.send_flags = IB_SEND_SIGNALED;
+	r->inv_wr.ex.invalidate_rkey = r->mr->rkey;
+	if (ib_post_send(b->qp, &r->inv_wr, NULL))
+		b->bad++;
+	w3smp_poll(b);
+	if (!r->inv_done)
+		b->bad++;
+	ib_mr_pool_put(b->qp, &b->nvme_mrs, r->mr);
+	ib_dma_unmap_sg(b->dev, r->sg, r->nents, DMA_FROM_DEVICE);
+}
+
+/* Submit, then hand the request and the completions queued for it over. */
+static void w3smp_submit_req(struct w3smp_bench *b, struct w3smp_req *r)
+{
+	struct w3smp_queue *q = &b->q[raw_smp_processor_id() & 1];
+
+	r->live = w3smp_submit(b, r);
+	if (!r->live)
+		q->n = 0;
+	r->ncqe = q->n;
+	memcpy(r->cqe, q->cqe, q->n * sizeof(q->cqe[0]));
+	q->n = 0;
+}
+
+/* Spinning threads give up on their own: the controller may not run. */
+static bool w3smp_stop(struct w3smp_bench *b)
+{
+	if (unlikely(time_after(jiffies, b->deadline)))
+		WRITE_ONCE(b->abort, true);
+	return READ_ONCE(b->abort);
+}
+
+/* Wait until @r reaches @stage; false on abort. */
+static bool w3smp_wait_stage(struct w3smp_bench *b, struct w3smp_req *r,
+			     unsigned int stage)
+{
+	/* Acquire: pairs with the other thread's release of the stage. */
+	while (smp_load_acquire(&r->stage) != stage)
+		if (w3smp_stop(b))
+			return false;
+	return true;
+}
+
+/*
+ * Role 0 submits (and, in the same-CPU variant, completes); role 1, on
+ * CPU 1, completes what role 0 submitted.
+ */
+static void w3smp_run(struct w3smp_bench *b, unsigned int role)
+{
+	struct w3smp_req *r;
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++) {
+		r = &b->reqs[i % W3SMP_REQS];
+		if (!b->cross) {
+			w3smp_submit_req(b, r);
+			w3smp_complete(b, r);
+			if (!(i & 1023) && w3smp_stop(b))
+				return;
+			continue;
+		}
+		if (!w3smp_wait_stage(b, r, role ? W3SMP_POSTED : W3SMP_IDLE))
+			return;
+		if (role)
+			w3smp_complete(b, r);
+		else
+			w3smp_submit_req(b, r);
+		/* Release: the request's fields before the hand-over. */
+		smp_store_release(&r->stage, role ? W3SMP_IDLE : W3SMP_POSTED);
+	}
+}
+
+static int w3smp_thread(void *data)
+{
+	struct w3smp_bench *b = data;
+	unsigned int role = raw_smp_processor_id() == 1;
+
+	wait_for_completion(&b->go);
+	/* Time from when both run: a late wake-up is not the bench's. */
+	atomic_inc(&b->ready);
+	while (atomic_read(&b->ready) < 1 + b->cross)
+		if (w3smp_stop(b))
+			break;
+	b->start[role] = ktime_get_ns();
+	if (!READ_ONCE(b->abort))
+		w3smp_run(b, role);
+	b->end[role] = ktime_get_ns();
+	complete(&b->done[role]);
+	return 0;
+}
+
+/* One repetition of @impl; ns for all b->n I/Os, or 0 on failure. */
+static u64 w3smp_round(struct w3smp_bench *b, enum w3smp_impl impl)
+{
+	unsigned int i, nthr = b->cross ? 2 : 1;
+	struct task_struct *t;
+	bool ok = true;
+
+	b->impl = impl;
+	b->abort = false;
+	atomic_set(&b->ready, 0);
+	b->deadline = jiffies + 60 * HZ;
+	init_completion(&b->go);
+	for (i = 0; i < W3SMP_REQS; i++)
+		b->reqs[i].stage = W3SMP_IDLE;
+	for (i = 0; i < nthr; i++) {
+		init_completion(&b->done[i]);
+		t = kthread_create(w3smp_thread, b, "mrkit_w3/%u", i);
+		if (IS_ERR(t)) {
+			WRITE_ONCE(b->abort, true);
+			complete_all(&b->go);
+			if (i)
+				wait_for_completion(&b->done[0]);
+			return 0;
+		}
+		kthread_bind(t, i);
+		wake_up_process(t);
+	}
+	complete_all(&b->go);
+	for (i = 0; i < nthr; i++) {
+		if (!wait_for_completion_timeout(&b->done[i], 90 * HZ)) {
+			WRITE_ONCE(b->abort, true);
+			ok = false;
+			wait_for_completion(&b->done[i]);
+		}
+	}
+	/* An aborted cross round may leave I/Os submitted: complete them. */
+	for (i = 0; b->cross && i < W3SMP_REQS; i++)
+		if (b->reqs[i].stage == W3SMP_POSTED)
+			w3smp_complete(b, &b->reqs[i]);
+	if (!ok || b->abort)
+		return 0;
+	if (!b->cross)
+		return b->end[0] - b->start[0];
+	return max(b->end[0], b->end[1]) - min(b->start[0], b->start[1]);
+}
+
+static int w3smp_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every request's list: @pages pages of the bench's own. */
+static void w3smp_lists(struct w3smp_bench *b, unsigned int pages)
+{
+	struct w3smp_req *r;
+	unsigned int i, j;
+
+	for (i = 0; i < W3SMP_REQS; i++) {
+		r = &b->reqs[i];
+		sg_init_table(r->sg, pages);
+		for (j = 0; j < pages; j++)
+			sg_set_page(&r->sg[j], b->pages[j], PAGE_SIZE, 0);
+		r->nents = pages;
+	}
+}
+
+/* One size, one variant: every implementation once per repetition. */
+static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
+			 bool cross, unsigned int nreps)
+{
+	u64 s[W3_NR][W3SMP_MAX_REPS], med[W3_NR], mn[W3_NR], mx[W3_NR];
+	unsigned int r, i;
+	u64 ratio;
+
+	w3smp_lists(b, pages);
+	b->cross = cross;
+	/*
+	 * About the same time at every size: fewer I/Os where each maps
+	 * more, and a tenth across CPUs, where each costs several times more
+	 * (the vCPUs are host threads that lose their host CPU now and then).
+	 */
+	b->n = iters / (pages >= 256 ? 16 : pages >= 16 ? 4 : 1);
+	b->n = max(cross ? b->n / 10 : b->n, 16U);
+	for (r = 0; r < nreps; r++) {
+		for (i = 0; i < W3_NR; i++) {
+			s[i][r] = w3smp_round(b, i);
+			if (!s[i][r] || b->bad) {
+				pr_err("MRKIT-VM FAIL: W3SMP %s pages=%u %s repetition %u: %lu failed cycles (rdma_rw without ib_core.force_mr=1?)\n",
+				       w3smp_names[i], pages,
+				       cross ? "cross" : "same", r, b->bad);
+				return -EIO;
+			}
+		}
+	}
+	for (i = 0; i < W3_NR; i++) {
+		sort(s[i], nreps, sizeof(u64), w3smp_cmp, NULL);
+		med[i] = div_u64(s[i][nreps / 2] * 100, b->n);
+		mn[i] = div_u64(s[i][0] * 100, b->n);
+		mx[i] = div_u64(s[i][nreps - 1] * 100, b->n);
+	}
+	for (i = 0; i < W3_NR; i++) {
+		ratio = div64_u64(med[i] * 1000, max(med[W3_NVME], 1ULL));
+		pr_info("MRKIT-VM BENCH W3SMP dev=rxe pages=%u submit_cpu=0 complete_cpu=%u inflight=%u impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_nvme_style=%llu.%03llu\n",
+			pages, cross, cross ? W3SMP_REQS : 1, w3smp_names[i],
+			med[i] / 100, med[i] % 100, mn[i] / 100, mn[i] % 100,
+			mx[i] / 100, mx[i] % 100, ratio / 1000, ratio % 1000);
+	}
+	return 0;
+}
+
+/* The rdma_cm side: record the event, accept a request, wake the waiter. */
+static int w3smp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct w3smp_end *e = id->context;
+	struct w3smp_bench *b = e->b;
+	struct ib_qp_init_attr qpa = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_conn_param p = { };
+	int ret;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && e->listens) {
+		/* The new id is the server end from now on. */
+		e = &b->srv;
+		id->context = e;
+		qpa.send_cq = e->cq;
+		qpa.recv_cq = e->cq;
+		ret = rdma_create_qp(id, e->pd, &qpa);
+		if (!ret) {
+			p.responder_resources = ev->param.conn.initiator_depth;
+			p.initiator_depth = ev->param.conn.responder_resources;
+			ret = rdma_accept(id, &p);
+			if (ret)
+				rdma_destroy_qp(id);
+		}
+		if (ret) {
+			e->status = ret;
+			complete_all(&e->ev);
+			return ret;	/* rdma_cm destroys the id */
+		}
+		e->id = id;
+		return 0;
+	}
+	e->event = ev->event;
+	e->status = ev->status;
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		e->connected = true;
+	complete_all(&e->ev);
+	return 0;
+}
+
+/* Wait (bounded) for @e's next event; 0 if it is @want. */
+static int w3smp_await(struct w3smp_end *e, int want, const char *what)
+{
+	if (!wait_for_completion_timeout(&e->ev, 5 * HZ)) {
+		pr_err("MRKIT-VM FAIL: W3SMP rdma_cm: no event after %s\n",
+		       what);
+		return -ETIMEDOUT;
+	}
+	reinit_completion(&e->ev);
+	if (e->event != want || e->status) {
+		pr_err("MRKIT-VM FAIL: W3SMP rdma_cm %s: event %d status %d\n",
+		       what, e->event, e->status);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* PD and CQ of one end, on the device rdma_cm picked. */
+static int w3smp_end_res(struct w3smp_end *e, struct ib_device *dev)
+{
+	e->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(e->pd)) {
+		int ret = PTR_ERR(e->pd);
+
+		e->pd = NULL;
+		return ret;
+	}
+	e->cq = ib_alloc_cq(dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(e->cq)) {
+		int ret = PTR_ERR(e->cq);
+
+		e->cq = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static void w3smp_end_free(struct w3smp_end *e)
+{
+	if (e->id && e->id->qp)
+		rdma_destroy_qp(e->id);
+	if (e->id)
+		rdma_destroy_id(e->id);
+	e->id = NULL;
+	if (e->cq)
+		ib_free_cq(e->cq);
+	if (e->pd)
+		ib_dealloc_pd(e->pd);
+}
+
+static struct rdma_cm_id *w3smp_id(struct w3smp_end *e)
+{
+	init_completion(&e->ev);
+	return rdma_create_id(&init_net, w3smp_cm_handler, e, RDMA_PS_TCP,
+			      IB_QPT_RC);
+}
+
+/* A listener and a client on @addr, connected; the client's QP for the bench. */
+static int w3smp_connect(struct w3smp_bench *b)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(W3SMP_PORT) };
+	struct ib_qp_init_attr qpa = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_rdma_ctxs = W3SMP_DEPTH },
+	};
+	struct rdma_conn_param p = { .responder_resources = 1,
+				     .initiator_depth = 1, .retry_count = 3 };
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	b->lst.b = b;
+	b->srv.b = b;
+	b->cli.b = b;
+	b->lst.listens = true;
+	init_completion(&b->srv.ev);
+	id = w3smp_id(&b->lst);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	b->lst.id = id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (ret)
+		return ret;
+	b->dev = id->device;
+	if (!b->dev)
+		return -ENODEV;
+	ret = w3smp_end_res(&b->srv, b->dev) ?: rdma_listen(id, 4);
+	if (ret)
+		return ret;
+
+	id = w3smp_id(&b->cli);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	b->cli.id = id;
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 2000) ?:
+	      w3smp_await(&b->cli, RDMA_CM_EVENT_ADDR_RESOLVED, "resolve_addr");
+	if (ret)
+		return ret;
+	if (id->device != b->dev)
+		return -EXDEV;
+	ret = rdma_resolve_route(id, 2000) ?:
+	      w3smp_await(&b->cli, RDMA_CM_EVENT_ROUTE_RESOLVED,
+			  "resolve_route") ?:
+	      w3smp_end_res(&b->cli, b->dev);
+	if (ret)
+		return ret;
+	qpa.send_cq = b->cli.cq;
+	qpa.recv_cq = b->cli.cq;
+	ret = rdma_create_qp(id, b->cli.pd, &qpa) ?: rdma_connect(id, &p) ?:
+	      w3smp_await(&b->cli, RDMA_CM_EVENT_ESTABLISHED, "connect") ?:
+	      w3smp_await(&b->srv, RDMA_CM_EVENT_ESTABLISHED, "accept");
+	if (ret)
+		return ret;
+	b->qp = id->qp;
+	return 0;
+}
+
+/* Both ends disconnect (rxe answers only the passive side's), bounded. */
+static void w3smp_disconnect(struct w3smp_bench *b)
+{
+	struct w3smp_end *e[2] = { &b->cli, &b->srv };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!e[i]->connected)
+			continue;
+		reinit_completion(&e[i]->ev);
+		rdma_disconnect(e[i]->id);
+	}
+	for (i = 0; i < 2; i++)
+		if (e[i]->connected &&
+		    !wait_for_completion_timeout(&e[i]->ev, 5 * HZ))
+			pr_err("MRKIT-VM FAIL: W3SMP rdma_cm: no DISCONNECTED\n");
+}
+
+static int w3smp_setup(struct w3smp_bench *b)
+{
+	struct mrkit_pool_attr attr = {
+		.depth = W3SMP_DEPTH, .pages_per_mr = W3SMP_PAGES,
+		.node = NUMA_NO_NODE,
+	};
+	struct w3smp_req *r;
+	unsigned int i;
+	int ret;
+
+	INIT_LIST_HEAD(&b->nvme_mrs);
+	ret = w3smp_connect(b);
+	if (ret) {
+		pr_err("MRKIT-VM FAIL: W3SMP loopback connection on %s: %d\n",
+		       addr, ret);
+		return ret;
+	}
+	ret = ib_mr_pool_init(b->qp, &b->nvme_mrs, W3SMP_DEPTH,
+			      IB_MR_TYPE_MEM_REG, W3SMP_PAGES, 0);
+	if (ret)
+		return ret;
+	attr.name = "bench_w3f";
+	b->pool[0] = mrkit_pool_create(b->cli.pd, &attr);
+	if (IS_ERR(b->pool[0])) {
+		ret = PTR_ERR(b->pool[0]);
+		b->pool[0] = NULL;
+		return ret;
+	}
+	attr.name = "bench_w3l";
+	attr.flags = MRKIT_POOL_LAZY_INV;
+	b->pool[1] = mrkit_pool_create(b->cli.pd, &attr);
+	if (IS_ERR(b->pool[1])) {
+		ret = PTR_ERR(b->pool[1]);
+		b->pool[1] = NULL;
+		return ret;
+	}
+	for (i = 0; i < W3SMP_PAGES; i++) {
+		b->pages[i] = alloc_page(GFP_KERNEL);
+		if (!b->pages[i])
+			return -ENOMEM;
+	}
+	b->reqs = kcalloc(W3SMP_REQS, sizeof(*b->reqs), GFP_KERNEL);
+	if (!b->reqs)
+		return -ENOMEM;
+	for (i = 0; i < W3SMP_REQS; i++) {
+		r = &b->reqs[i];
+		r->b = b;
+		r->send.opcode = IB_WR_SEND;
+		r->send.send_flags = IB_SEND_SIGNALED;
+		r->send.wr_cqe = &r->send_cqe;
+		r->send.sg_list = &r->send_sge;
+		r->send.num_sge = 1;
+		r->send_sge.addr = (uintptr_t)r->segs;
+		r->send_sge.length = sizeof(r->segs[0]);
+		r->send_sge.lkey = b->cli.pd->local_dma_lkey;
+		r->send_cqe.done = w3smp_send_done;
+		r->reg_cqe.done = w3smp_reg_done;
+		r->inv_cqe.done = w3smp_inv_done;
+	}
+	return 0;
+}
+
+/* Pools first, while the stand-in still serves the device (as in UML). */
+static void w3smp_teardown_pools(struct w3smp_bench *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (b->pool[i])
+			mrkit_pool_destroy(b->pool[i]);
+	if (b->qp)
+		ib_mr_pool_destroy(b->qp, &b->nvme_mrs);
+}
+
+static void w3smp_teardown(struct w3smp_bench *b)
+{
+	unsigned int i;
+
+	w3smp_disconnect(b);
+	w3smp_end_free(&b->cli);
+	w3smp_end_free(&b->srv);
+	w3smp_end_free(&b->lst);
+	for (i = 0; i < W3SMP_PAGES; i++)
+		if (b->pages[i])
+			__free_page(b->pages[i]);
+	kfree(b->reqs);
+}
+
+/* Nothing left out: every descriptor home, every MR back in its list. */
+static bool w3smp_all_home(struct w3smp_bench *b)
+{
+	struct mrkit_pool_stats st[2];
+
+	mrkit_pool_stats(b->pool[0], &st[0]);
+	mrkit_pool_stats(b->pool[1], &st[1]);
+	return !st[0].in_use && !st[1].in_use && !b->qp->mrs_used;
+}
+
+static int w3smp_all(struct w3smp_bench *b, unsigned int nreps)
+{
+	static const unsigned int sizes[] = { 1, 16, 256 };
+	unsigned int z, v;
+	int ret;
+
+	for (v = 0; v < 2; v++) {
+		for (z = 0; z < ARRAY_SIZE(sizes); z++) {
+			ret = w3smp_measure(b, sizes[z], v, nreps);
+			if (ret)
+				return ret;
+		}
+	}
+	if (!w3smp_all_home(b)) {
+		pr_err("MRKIT-VM FAIL: W3SMP descriptors not home\n");
+		return -EIO;
+	}
+	return 0;
+}
+
+static int __init bench_w3_smp_init(void)
+{
+	unsigned int nreps = clamp(reps, 5U, (unsigned int)W3SMP_MAX_REPS);
+	struct w3smp_bench *b;
+	u64 t0 = ktime_get_ns();
+	int ret;
+
+	if (!cpu_online(0) || !cpu_online(1)) {
+		pr_err("MRKIT-VM FAIL: W3SMP needs CPUs 0 and 1 online (%u online)\n",
+		       num_online_cpus());
+		return -ENODEV;
+	}
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = w3smp_setup(b);
+	if (!ret) {
+		/* The stand-in send queue, for the measurement only. */
+		w3smp_cur = b;
+		b->real_post_send = b->dev->ops.post_send;
+		b->dev->ops.post_send = w3smp_post_send;
+		ret = w3smp_all(b, nreps);
+	} else {
+		pr_err("MRKIT-VM FAIL: W3SMP setup: %d\n", ret);
+	}
+	w3smp_teardown_pools(b);
+	if (b->real_post_send)
+		b->dev->ops.post_send = b->real_post_send;
+	w3smp_cur = NULL;
+	w3smp_teardown(b);
+	if (!ret)
+		pr_info("MRKIT-VM PASS bench W3SMP: %u repetitions, %u I/Os at 1 page, every cycle complete, all descriptors home, %llu ms\n",
+			nreps, iters, div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
+	kfree(b);
+	return ret;
+}
+
+static void __exit bench_w3_smp_exit(void)
+{
+}
+
+module_init(bench_w3_smp_init);
+module_exit(bench_w3_smp_exit);
+
+MODULE_DESCRIPTION("mrkit W3 benchmark (full registration cycle on rxe) on two CPUs");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MRKIT);
