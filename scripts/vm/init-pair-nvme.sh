@@ -123,6 +123,20 @@ failed_write_hits() {
 		END { print n + 0 }' /tmp/fio-$1.err /tmp/fio-$1-readback.err
 }
 
+# stuck_report: what an I/O that does not end is waiting for: the
+# controllers' states, mrkit's pool counters, the blocked tasks' stacks
+# and the kernel's last messages, on the console.
+stuck_report() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/state" ] && say "PAIR stuck: ${c##*/} $(cat "$c/state")"
+	done
+	pair_pools
+	say "PAIR stuck: pools:$POOLS"
+	echo w > /proc/sysrq-trigger
+	dmesg | tail -n 150 | sed 's/^/MRKIT-VM PAIR stuck: /'
+}
+
 inject() {	# fault
 	case $1 in
 	loss1 | loss5 | delay | reorder | dup) pair_netem "$1" ;;
@@ -135,7 +149,7 @@ inject() {	# fault
 }
 
 step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh
+	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh rb0
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
 	drv_load "$d"
@@ -164,8 +178,9 @@ step() {	# driver fault
 	fi
 	pair_netem_off
 	cat /tmp/step.out
-	rc=$(($(reconnects) - r0))
 	say "PAIR note: $f ($d, $t) what started error recovery: $(why_recovery "$k0")"
+	k0=$(dmesg | wc -l)
+	rb0=$(cut -d. -f1 /proc/uptime)
 	# After a deletion, a new controller: every write fio saw complete
 	# before it must read back (fio's saved state says how far it got).
 	no_ctrl && connect "$d"
@@ -173,7 +188,18 @@ step() {	# driver fault
 	state=
 	ls /*-verify.state > /dev/null 2>&1 && state=--verify_state_load=1
 	# shellcheck disable=SC2046
-	ulp_fio "$name-readback" $(fio_args) --verify_only=1 $state
+	ulp_fio "$name-readback" $(fio_args) --verify_only=1 $state \
+		> /tmp/readback.out &
+	pid=$!
+	if ! pair_wait_pid $pid "${pair_rb:-300}"; then
+		say "PAIR note: read-back after $f ($d) still running after ${pair_rb:-300} s"
+		stuck_report
+		delete_ctrls
+		pair_wait_pid $pid 60 || fail "read-back stuck after $f ($d)"
+	fi
+	cat /tmp/readback.out
+	say "PAIR note: $f ($d, $t) read-back: $(($(cut -d. -f1 /proc/uptime) - rb0)) s; error recovery in it: $(why_recovery "$k0")"
+	rc=$(($(reconnects) - r0))
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
 	fwh=$(failed_write_hits "$name")
