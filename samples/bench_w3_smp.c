@@ -19,11 +19,17 @@
  *    guest loads ib_core with it) to register at all;
  *  - an nvme-rdma-style hand-rolled path (ib_mr_pool, ib_map_mr_sg, one
  *    ib_reg_wr chained to the SEND, a signaled LOCAL_INV).
- * As in UML, the device's post_send is replaced for the measurement by a
- * stand-in that accepts the chain and queues one success completion per
- * signaled WR, which the bench then delivers as a CQ poll would: rxe's
- * packet processing is the same for every implementation and would only
- * dilute the ratios.  Two variants, each implementation interleaved
+ * First a wire pass, one CPU, 1 and 16 pages (W3WIRE lines): every
+ * cycle through rxe itself, the server end receiving the SENDs (its
+ * receives reposted from its CQ), rdma_rw's WRITE placed in the server's
+ * memory through its DMA MR, both CQs polled on the submitting CPU with
+ * every completion's status checked.  That proves the four cycles on a
+ * real connection; its ratios are mostly rxe's packet processing, the
+ * same for every implementation, and rdma_rw also moves its data.
+ * Then, as in UML, the device's post_send is replaced for the
+ * measurement by a stand-in that accepts the chain and queues one success
+ * completion per signaled WR, which the bench then delivers as a CQ poll
+ * would (W3SMP lines).  Two variants, each implementation interleaved
  * within every repetition, 1, 16 and 256 pages:
  *  - same CPU: one kthread on CPU 0 submits and completes each I/O;
  *  - cross CPU: a kthread on CPU 0 submits, a kthread on CPU 1 reaps the
@@ -31,16 +37,16 @@
  *    W3SMP_REQS requests in flight, as when a ULP's CQ is served on
  *    another CPU than the one that submitted; a tenth of the I/Os, each
  *    repetition timed from when both threads run.
- * Results are "MRKIT-VM BENCH W3SMP" lines (median, min, max over the
- * repetitions, ns per I/O, ratio to the nvme-style path), then a PASS
- * line; the module stays loaded until removed.
+ * Results are "MRKIT-VM BENCH W3WIRE" and "W3SMP" lines (median, min,
+ * max over the repetitions, ns per I/O, ratio to the nvme-style path),
+ * then a PASS line; the module stays loaded until removed.
  *
  * Recovery: every wait is bounded (rdma_cm events 5 s each, a 60 s
- * deadline per repetition that both threads poll).  A missing device or
- * CPU, a failed connection, a cycle that fails (rdma_rw without
- * force_mr, a missing completion) or a descriptor not back home fails
- * the load with a "MRKIT-VM FAIL" line; the device gets its post_send
- * back before anything is torn down.
+ * deadline per repetition that both threads and the wire's CQ polling
+ * check).  A missing device or CPU, a failed connection, a cycle that
+ * fails (rdma_rw without force_mr, a missing or failed completion) or a
+ * descriptor not back home fails the load with a "MRKIT-VM FAIL" line;
+ * the device gets its post_send back before anything is torn down.
  *
  * Serialization: request i % W3SMP_REQS is handed between the two
  * threads through its stage word (release when handing over, acquire
@@ -77,6 +83,8 @@ MODULE_PARM_DESC(reps, "repetitions (5..16)");
 #define W3SMP_REQS	16
 #define W3SMP_DEPTH	32
 #define W3SMP_QUEUE	16
+#define W3SMP_RECVS	32	/* the server's receive queue */
+#define W3SMP_WIRE_PAGES 16	/* the largest I/O on the wire */
 #define W3SMP_MAX_REPS	16
 #define W3SMP_PORT	7174	/* any free port; the listener is ours */
 
@@ -122,6 +130,15 @@ struct w3smp_req {
 	unsigned int		ncqe;
 };
 
+/* A receive buffer of the server end, reposted when it completes. */
+struct w3smp_rbuf {
+	struct w3smp_bench	*b;
+	struct ib_cqe		cqe;
+	struct ib_recv_wr	wr;
+	struct ib_sge		sge;
+	u8			data[64];
+};
+
 /* One end of the loopback connection. */
 struct w3smp_end {
 	struct w3smp_bench	*b;
@@ -140,6 +157,10 @@ struct w3smp_bench {
 	struct w3smp_end	lst;		/* the listener */
 	struct w3smp_end	srv;		/* the accepted end */
 	struct w3smp_end	cli;		/* the end the bench posts on */
+	struct w3smp_rbuf	*rbufs;		/* the server's receives */
+	struct page		*target;	/* the server's RDMA WRITE sink */
+	u64			raddr;
+	u32			rkey;
 	struct ib_qp		*qp;
 	struct mrkit_pool	*pool[2];	/* fence, lazy */
 	struct list_head	nvme_mrs;
@@ -152,6 +173,7 @@ struct w3smp_bench {
 	enum w3smp_impl		impl;
 	unsigned int		n;	/* I/Os this repetition */
 	bool			cross;
+	bool			wire;	/* rxe's own send queue, real CQs */
 	atomic_t		ready;	/* threads past the start gate */
 	bool			abort;
 	unsigned long		deadline;	/* jiffies */
@@ -210,11 +232,16 @@ static void w3smp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct w3smp_req *r = container_of(wc->wr_cqe, struct w3smp_req,
 					   send_cqe);
 
-	r->send_done = true;
+	r->send_done = wc->status == IB_WC_SUCCESS;
 }
 
+/* Unsignaled: called only when the REG_MR failed. */
 static void w3smp_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
+	struct w3smp_req *r = container_of(wc->wr_cqe, struct w3smp_req,
+					   reg_cqe);
+
+	r->b->bad++;
 }
 
 static void w3smp_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -222,7 +249,54 @@ static void w3smp_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct w3smp_req *r = container_of(wc->wr_cqe, struct w3smp_req,
 					   inv_cqe);
 
-	r->inv_done = true;
+	r->inv_done = wc->status == IB_WC_SUCCESS;
+}
+
+/* The server end: a SEND arrived; its buffer goes back to the queue. */
+static void w3smp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct w3smp_rbuf *rb = container_of(wc->wr_cqe, struct w3smp_rbuf,
+					     cqe);
+
+	if (wc->status != IB_WC_SUCCESS ||
+	    ib_post_recv(rb->b->srv.id->qp, &rb->wr, NULL))
+		rb->b->bad++;
+}
+
+/* Spinning threads give up on their own: the controller may not run. */
+static bool w3smp_stop(struct w3smp_bench *b)
+{
+	if (unlikely(time_after(jiffies, b->deadline)))
+		WRITE_ONCE(b->abort, true);
+	return READ_ONCE(b->abort);
+}
+
+/*
+ * On the wire: poll both ends' CQs on this CPU until @flag is set.  rxe
+ * runs its responder and completer as tasklets on the CPU that posted:
+ * a bottom-half enable lets them run.  Bounded by the repetition's
+ * deadline.
+ */
+static void w3smp_wire_wait(struct w3smp_bench *b, bool *flag)
+{
+	while (!READ_ONCE(*flag)) {
+		ib_process_cq_direct(b->cli.cq, 16);
+		ib_process_cq_direct(b->srv.cq, 16);
+		if (READ_ONCE(*flag) || w3smp_stop(b))
+			return;
+		local_bh_disable();
+		local_bh_enable();
+		cond_resched();
+	}
+}
+
+/* This I/O's next completion: the stand-in's queue, or the wire's CQs. */
+static void w3smp_reap(struct w3smp_bench *b, bool *flag)
+{
+	if (b->wire)
+		w3smp_wire_wait(b, flag);
+	else
+		w3smp_poll(b);
 }
 
 static void w3smp_io_done(struct mrkit_io *io, int status)
@@ -259,7 +333,7 @@ static bool w3smp_submit(struct w3smp_bench *b, struct w3smp_req *r)
 		return true;
 	case W3_RW:
 		n = rdma_rw_ctx_init(&r->rw, b->qp, 1, r->sg, r->nents, 0,
-				     0x10000, 0x1234, DMA_TO_DEVICE);
+				     b->raddr, b->rkey, DMA_TO_DEVICE);
 		if (n <= 0) {
 			b->bad++;
 			return false;
@@ -312,7 +386,10 @@ static void w3smp_complete(struct w3smp_bench *b, struct w3smp_req *r)
 	if (!r->live)
 		return;
 	r->live = false;
-	w3smp_deliver(b, r->cqe, r->ncqe);
+	if (b->wire)
+		w3smp_wire_wait(b, &r->send_done);
+	else
+		w3smp_deliver(b, r->cqe, r->ncqe);
 	r->ncqe = 0;
 	if (!r->send_done)
 		b->bad++;
@@ -321,7 +398,7 @@ static void w3smp_complete(struct w3smp_bench *b, struct w3smp_req *r)
 	case W3_LAZY:
 		if (mrkit_io_complete(&r->io, b->qp))
 			b->bad++;
-		w3smp_poll(b);		/* the LOCAL_INV, if any */
+		w3smp_reap(b, &r->io_done);	/* the LOCAL_INV, if any */
 		if (!r->io_done)
 			b->bad++;
 		return;
@@ -341,7 +418,7 @@ static void w3smp_complete(struct w3smp_bench *b, struct w3smp_req *r)
 	r->inv_wr.ex.invalidate_rkey = r->mr->rkey;
 	if (ib_post_send(b->qp, &r->inv_wr, NULL))
 		b->bad++;
-	w3smp_poll(b);
+	w3smp_reap(b, &r->inv_done);
 	if (!r->inv_done)
 		b->bad++;
 	ib_mr_pool_put(b->qp, &b->nvme_mrs, r->mr);
@@ -359,14 +436,6 @@ static void w3smp_submit_req(struct w3smp_bench *b, struct w3smp_req *r)
 	r->ncqe = q->n;
 	memcpy(r->cqe, q->cqe, q->n * sizeof(q->cqe[0]));
 	q->n = 0;
-}
-
-/* Spinning threads give up on their own: the controller may not run. */
-static bool w3smp_stop(struct w3smp_bench *b)
-{
-	if (unlikely(time_after(jiffies, b->deadline)))
-		WRITE_ONCE(b->abort, true);
-	return READ_ONCE(b->abort);
 }
 
 /* Wait until @r reaches @stage; false on abort. */
@@ -500,6 +569,7 @@ static void w3smp_lists(struct w3smp_bench *b, unsigned int pages)
 static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
 			 bool cross, unsigned int nreps)
 {
+	const char *w = b->wire ? "W3WIRE" : "W3SMP";
 	u64 s[W3_NR][W3SMP_MAX_REPS], med[W3_NR], mn[W3_NR], mx[W3_NR];
 	unsigned int r, i;
 	u64 ratio;
@@ -512,13 +582,13 @@ static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
 	 * (the vCPUs are host threads that lose their host CPU now and then).
 	 */
 	b->n = iters / (pages >= 256 ? 16 : pages >= 16 ? 4 : 1);
-	b->n = max(cross ? b->n / 10 : b->n, 16U);
+	b->n = max(cross ? b->n / 10 : b->wire ? b->n / 100 : b->n, 16U);
 	for (r = 0; r < nreps; r++) {
 		for (i = 0; i < W3_NR; i++) {
 			s[i][r] = w3smp_round(b, i);
 			if (!s[i][r] || b->bad) {
-				pr_err("MRKIT-VM FAIL: W3SMP %s pages=%u %s repetition %u: %lu failed cycles (rdma_rw without ib_core.force_mr=1?)\n",
-				       w3smp_names[i], pages,
+				pr_err("MRKIT-VM FAIL: %s %s pages=%u %s repetition %u: %lu failed cycles (rdma_rw without ib_core.force_mr=1?)\n",
+				       w, w3smp_names[i], pages,
 				       cross ? "cross" : "same", r, b->bad);
 				return -EIO;
 			}
@@ -532,8 +602,8 @@ static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
 	}
 	for (i = 0; i < W3_NR; i++) {
 		ratio = div64_u64(med[i] * 1000, max(med[W3_NVME], 1ULL));
-		pr_info("MRKIT-VM BENCH W3SMP dev=rxe pages=%u submit_cpu=0 complete_cpu=%u inflight=%u impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_nvme_style=%llu.%03llu\n",
-			pages, cross, cross ? W3SMP_REQS : 1, w3smp_names[i],
+		pr_info("MRKIT-VM BENCH %s dev=rxe pages=%u submit_cpu=0 complete_cpu=%u inflight=%u impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_nvme_style=%llu.%03llu\n",
+			w, pages, cross, cross ? W3SMP_REQS : 1, w3smp_names[i],
 			med[i] / 100, med[i] % 100, mn[i] / 100, mn[i] % 100,
 			mx[i] / 100, mx[i] % 100, ratio / 1000, ratio % 1000);
 	}
@@ -547,7 +617,7 @@ static int w3smp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct w3smp_bench *b = e->b;
 	struct ib_qp_init_attr qpa = {
 		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+		.cap = { .max_send_wr = 16, .max_recv_wr = W3SMP_RECVS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct rdma_conn_param p = { };
@@ -601,9 +671,10 @@ static int w3smp_await(struct w3smp_end *e, int want, const char *what)
 }
 
 /* PD and CQ of one end, on the device rdma_cm picked. */
-static int w3smp_end_res(struct w3smp_end *e, struct ib_device *dev)
+static int w3smp_end_res(struct w3smp_end *e, struct ib_device *dev,
+			 unsigned int pd_flags)
 {
-	e->pd = ib_alloc_pd(dev, 0);
+	e->pd = ib_alloc_pd(dev, pd_flags);
 	if (IS_ERR(e->pd)) {
 		int ret = PTR_ERR(e->pd);
 
@@ -673,7 +744,9 @@ static int w3smp_connect(struct w3smp_bench *b)
 	b->dev = id->device;
 	if (!b->dev)
 		return -ENODEV;
-	ret = w3smp_end_res(&b->srv, b->dev) ?: rdma_listen(id, 4);
+	/* The sink of rdma_rw's WRITE: the server's DMA MR (a test guest). */
+	ret = w3smp_end_res(&b->srv, b->dev, IB_PD_UNSAFE_GLOBAL_RKEY) ?:
+	      rdma_listen(id, 4);
 	if (ret)
 		return ret;
 
@@ -690,7 +763,7 @@ static int w3smp_connect(struct w3smp_bench *b)
 	ret = rdma_resolve_route(id, 2000) ?:
 	      w3smp_await(&b->cli, RDMA_CM_EVENT_ROUTE_RESOLVED,
 			  "resolve_route") ?:
-	      w3smp_end_res(&b->cli, b->dev);
+	      w3smp_end_res(&b->cli, b->dev, 0);
 	if (ret)
 		return ret;
 	qpa.send_cq = b->cli.cq;
@@ -722,6 +795,60 @@ static void w3smp_disconnect(struct w3smp_bench *b)
 			pr_err("MRKIT-VM FAIL: W3SMP rdma_cm: no DISCONNECTED\n");
 }
 
+/*
+ * For the wire pass: the server's receives, posted, and the sink of
+ * rdma_rw's WRITE (its address through the server's DMA MR).
+ */
+static int w3smp_wire_setup(struct w3smp_bench *b)
+{
+	struct w3smp_rbuf *rb;
+	unsigned int i;
+	int ret;
+
+	b->target = alloc_pages(GFP_KERNEL, ilog2(W3SMP_WIRE_PAGES));
+	b->rbufs = kcalloc(W3SMP_RECVS, sizeof(*b->rbufs), GFP_KERNEL);
+	if (!b->target || !b->rbufs)
+		return -ENOMEM;
+	b->raddr = (uintptr_t)page_address(b->target);
+	b->rkey = b->srv.pd->unsafe_global_rkey;
+	for (i = 0; i < W3SMP_RECVS; i++) {
+		rb = &b->rbufs[i];
+		rb->b = b;
+		rb->sge.addr = ib_dma_map_single(b->dev, rb->data,
+						 sizeof(rb->data),
+						 DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(b->dev, rb->sge.addr))
+			return -ENOMEM;
+		rb->sge.length = sizeof(rb->data);
+		rb->sge.lkey = b->srv.pd->local_dma_lkey;
+		rb->cqe.done = w3smp_recv_done;
+		rb->wr.wr_cqe = &rb->cqe;
+		rb->wr.sg_list = &rb->sge;
+		rb->wr.num_sge = 1;
+		ret = ib_post_recv(b->srv.id->qp, &rb->wr, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* After the QPs are gone. */
+static void w3smp_wire_teardown(struct w3smp_bench *b)
+{
+	struct w3smp_rbuf *rb;
+	unsigned int i;
+
+	for (i = 0; b->rbufs && i < W3SMP_RECVS; i++) {
+		rb = &b->rbufs[i];
+		if (rb->sge.addr && !ib_dma_mapping_error(b->dev, rb->sge.addr))
+			ib_dma_unmap_single(b->dev, rb->sge.addr,
+					    sizeof(rb->data), DMA_FROM_DEVICE);
+	}
+	kfree(b->rbufs);
+	if (b->target)
+		__free_pages(b->target, ilog2(W3SMP_WIRE_PAGES));
+}
+
 static int w3smp_setup(struct w3smp_bench *b)
 {
 	struct mrkit_pool_attr attr = {
@@ -739,7 +866,8 @@ static int w3smp_setup(struct w3smp_bench *b)
 		       addr, ret);
 		return ret;
 	}
-	ret = ib_mr_pool_init(b->qp, &b->nvme_mrs, W3SMP_DEPTH,
+	ret = w3smp_wire_setup(b) ?:
+	      ib_mr_pool_init(b->qp, &b->nvme_mrs, W3SMP_DEPTH,
 			      IB_MR_TYPE_MEM_REG, W3SMP_PAGES, 0);
 	if (ret)
 		return ret;
@@ -804,6 +932,7 @@ static void w3smp_teardown(struct w3smp_bench *b)
 	w3smp_end_free(&b->cli);
 	w3smp_end_free(&b->srv);
 	w3smp_end_free(&b->lst);
+	w3smp_wire_teardown(b);
 	for (i = 0; i < W3SMP_PAGES; i++)
 		if (b->pages[i])
 			__free_page(b->pages[i]);
@@ -818,6 +947,22 @@ static bool w3smp_all_home(struct w3smp_bench *b)
 	mrkit_pool_stats(b->pool[0], &st[0]);
 	mrkit_pool_stats(b->pool[1], &st[1]);
 	return !st[0].in_use && !st[1].in_use && !b->qp->mrs_used;
+}
+
+/*
+ * The wire pass, same CPU, before the stand-in: each cycle through rxe
+ * (the SEND received by the server end, rdma_rw's WRITE placed in the
+ * server's memory), every completion polled from the CQs and checked.
+ */
+static int w3smp_wire(struct w3smp_bench *b, unsigned int nreps)
+{
+	int ret;
+
+	b->wire = true;
+	ret = w3smp_measure(b, 1, false, nreps) ?:
+	      w3smp_measure(b, W3SMP_WIRE_PAGES, false, nreps);
+	b->wire = false;
+	return ret;
 }
 
 static int w3smp_all(struct w3smp_bench *b, unsigned int nreps)
@@ -856,14 +1001,16 @@ static int __init bench_w3_smp_init(void)
 	if (!b)
 		return -ENOMEM;
 	ret = w3smp_setup(b);
+	if (!ret)
+		ret = w3smp_wire(b, nreps);
+	else
+		pr_err("MRKIT-VM FAIL: W3SMP setup: %d\n", ret);
 	if (!ret) {
 		/* The stand-in send queue, for the measurement only. */
 		w3smp_cur = b;
 		b->real_post_send = b->dev->ops.post_send;
 		b->dev->ops.post_send = w3smp_post_send;
 		ret = w3smp_all(b, nreps);
-	} else {
-		pr_err("MRKIT-VM FAIL: W3SMP setup: %d\n", ret);
 	}
 	w3smp_teardown_pools(b);
 	if (b->real_post_send)

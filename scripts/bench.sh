@@ -13,7 +13,9 @@
 #    UML W3 cycle on a loopback RC connection on the guest's rxe, where
 #    locks and LOCK prefixes are real (UML is uniprocessor), completions
 #    on the submitting CPU (same) and reaped on the other one (cross, 16
-#    in flight); printed as ratios next to UML's W3, with goal lines;
+#    in flight), the send queue replaced by UML's stand-in; before that
+#    a pass through rxe itself (W3WIRE, one CPU, 1 and 16 pages); printed
+#    as ratios next to UML's W3, with goal lines for W3SMP;
 #  - end to end, A/B: Debian's stock nvme-rdma.ko against the kernel's
 #    nvme-rdma converted to mrkit, in one guest boot per transport (rxe,
 #    siw), interleaved stock, mrkit, stock, mrkit, against nvmet-rdma: fio
@@ -96,24 +98,27 @@ for w, cfg, impl, med, mn, mx, base, ratio in rows:
         extra = f"  allocs/io {allocs[(cfg, impl)][0]}, WRs/io {allocs[(cfg, impl)][1]}"
     print(f"{w:5} {cfg:44} {impl:20} {med:>8} {mn:>8} {mx:>8} {ratio:>7}  (vs {base}){extra}")
 # W3 on one CPU (UML) next to two (VM): ratios of medians, from this run.
-def w3med(w, pages, impl, cpl=None):
+def w3med(w, pages, impl, cpl=None, col=3):
     for x in rows:
         if x[0] == w and x[2] == impl and f"pages={pages} " in x[1] + " " and \
                 (cpl is None or f"complete_cpu={cpl} " in x[1] + " "):
-            return float(x[3])
+            return float(x[col])
     return None
-def w3ratios(w, pages, cpl=None):
-    f, l, rw, nv = (w3med(w, pages, i, cpl) for i in
+def w3ratios(w, pages, cpl=None, col=3):
+    f, l, rw, nv = (w3med(w, pages, i, cpl, col) for i in
                     ("mrkit_fence", "mrkit_lazy", "rdma_rw_force_mr", "nvme_style"))
     q = lambda a, b: None if a is None or b is None else round(a / b, 3)
     return q(f, nv), q(l, nv), q(f, rw), q(l, rw)
-W3WHERE = (("UML", "W3", None), ("VM same", "W3SMP", 0), ("VM cross", "W3SMP", 1))
+W3WHERE = (("UML", "W3", None, 3), ("VM same", "W3SMP", 0, 3), ("VM cross", "W3SMP", 1, 3),
+           ("VM wire", "W3WIRE", 0, 3), ("same min", "W3SMP", 0, 4), ("cross min", "W3SMP", 1, 4))
 print()
-print("W3 ratios of medians: UML (one CPU: locks and LOCK prefixes compile away), VM same CPU, VM cross CPU (16 in flight)")
+print("W3 ratios of medians: UML (one CPU: locks and LOCK prefixes compile away), VM same CPU, VM cross CPU (16 in flight),")
+print("VM wire (rxe's own send queue and CQs, same CPU, 1 and 16 pages: mostly rxe's packet processing; rdma_rw also WRITEs the I/O's data);")
+print("same/cross min: the same ratios from each implementation's least disturbed repetition (the vCPUs are host threads on a shared host)")
 print(f"{'pages':>5} {'where':9} {'fence/nvme_style':>16} {'lazy/nvme_style':>15} {'fence/rdma_rw':>13} {'lazy/rdma_rw':>12}")
 for p in (1, 16, 256):
-    for label, w, c in W3WHERE:
-        r = [("?" if v is None else f"{v:.3f}") for v in w3ratios(w, p, c)]
+    for label, w, c, col in W3WHERE:
+        r = [("-" if v is None else f"{v:.3f}") for v in w3ratios(w, p, c, col)]
         print(f"{p:>5} {label:9} {r[0]:>16} {r[1]:>15} {r[2]:>13} {r[3]:>12}")
 print()
 for s in slab:
