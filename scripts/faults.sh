@@ -10,8 +10,11 @@ set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/.." && pwd)
 mode=${FAULTS_MODE:-full}
+# nvme-rdma first, then the others (iser, nfs) in name order.
 ulps=${FAULTS_ULPS:-$(cd "$proj/scripts/vm" && ls init-pair-*.sh |
-	sed 's/^init-pair-//; s/\.sh$//' | grep -vx lib | paste -sd' ')}
+	sed 's/^init-pair-//; s/\.sh$//' | grep -vx lib |
+	awk '$0 == "nvme" { print; next } { rest = rest $0 "\n" } END { printf "%s", rest }' |
+	paste -sd' ')}
 start=$(date +%s)
 mkdir -p "$proj/.check"
 all=$proj/.check/faults-$mode.out

@@ -24,7 +24,9 @@ row is missing, a number says the step failed (leaks, verify errors,
 splats, a stale descriptor registered again, no I/O, a read-back that did
 not finish, no reconnect after linkdown or targetkill), or either guest did
 not finish cleanly (initiator PASS, the target's end line with its modules
-unloaded).
+unloaded).  ULP is nvme, iser or nfs (the same guest lines; a step whose
+fio could not be ended, stuck=1, still gets its row, with zeros for what
+fio never reported).
 """
 import importlib.util
 import os
@@ -38,6 +40,8 @@ spec.loader.exec_module(fio_report)
 
 # Faults after which the ULP must have reconnected by itself.
 MUST_RECONNECT = ("linkdown", "targetkill")
+# The fio figures of a run that never ended.
+UNFINISHED = dict(read_ios=0, write_ios=0, read_bytes=0, write_bytes=0, unfinished=1)
 SPLAT = re.compile(r"BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|"
                    r"list_(add|del) corruption|refcount_t:|blocked for more than")
 
@@ -57,9 +61,13 @@ def main():
         g = facts.get((fault, drv))
         run = runs.get(f"pair-{t}-{fault}-{drv}")
         rb = runs.get(f"pair-{t}-{fault}-{drv}-readback")
-        if g is None or run is None or rb is None:
+        if g is None or ((run is None or rb is None) and not g.get("stuck")):
             bad.append(f"{fault} {drv}: row missing (the guest did not finish the step)")
             continue
+        # A step whose fio could not be ended (stuck=1, init-pair-lib.sh's
+        # pair_step): the row with what was measured, and a failure.
+        run = run or dict(UNFINISHED)
+        rb = rb or dict(UNFINISHED)
         ios = run["read_ios"] + run["write_ios"] + rb["read_ios"]
         failed = run.get("io_errors", 0) + rb.get("io_errors", 0)
         # Read-back failures at blocks whose write fio saw fail are not
@@ -91,7 +99,10 @@ def main():
             why.append("no write completed")
         # fio's job error after a verify failure is EILSEQ; any other
         # (an I/O error) means the read-back did not finish.
-        if (rb.get("job_errors") or rb.get("rc")) and not rb.get("verify_errors"):
+        if g.get("stuck"):
+            why.append("fio did not end, even after the session or mount was deleted")
+        if rb.get("unfinished") or ((rb.get("job_errors") or rb.get("rc"))
+                                    and not rb.get("verify_errors")):
             why.append("the read-back did not finish")
         if fault in MUST_RECONNECT and not g["reconnects"]:
             why.append("no reconnect")
@@ -115,7 +126,7 @@ def main():
         bad.append("the initiator did not pass (modules not unloaded, a splat, or it stopped)")
     end = re.search(r"MRKIT-VM PAIR target ok end_splats=(\d+) unload=(\S+)", text)
     if not end or end.group(1) != "0" or end.group(2) != "ok":
-        bad.append("the target did not end cleanly (splats, nvmet not unloaded, or no end line)")
+        bad.append("the target did not end cleanly (splats, its modules not unloaded, or no end line)")
     # Splats on a target's console outside any step (boot, teardown).
     total = sum(len(SPLAT.findall(open(p, errors="replace").read())) for p in tlogs)
     if total > sum(r["tsplats"] for r in rows):

@@ -141,3 +141,183 @@ pair_serve_until_stop() {
 		sleep 1
 	done
 }
+
+# The shared step of the ULPs whose /init defines these hooks (iSER, NFS;
+# nvme-rdma has its own step in init-pair-nvme.sh):
+#   drv_up D           load driver D (stock|mrkit), connect / log in /
+#                      mount; set PAIR_FIO (fio's file arguments and size);
+#                      what fio is to write holds zeros (fio's read-back
+#                      accepts any block of the same job layout, so a
+#                      previous step's data would hide a lost write)
+#   drv_ready D        after a fault: connected again (a new session or
+#                      mount if the fault removed it), PAIR_FIO current
+#   drv_delete         the deletion fault ($pair_delete): the session or
+#                      mount removed under fio
+#   drv_down D         disconnect, unload the driver (bounded)
+#   drv_reconnects     reconnects so far (a running count)
+#   drv_written_mib    MiB written through it so far
+#   drv_mrs            the driver's MRs on the RDMA device now
+#   drv_state          what the ULP says about its connection (diagnosis)
+# and the variables pair_delete (the deletion fault's name), PAIR_TMO (the
+# ULP's own timeout, s: linkdown lasts pair_down s longer) and
+# PAIR_BSSPLIT (fio's block sizes).
+#   pair_step D FAULT  one step: drv_up, fio verify=crc32c (verified behind
+#                      the writes, state saved) with FAULT injected once a
+#                      quarter is written, fio's end (bounded), drv_ready,
+#                      a read-back of everything fio reported written
+#                      (bounded), pool counters, drv_down, and the line
+#                      "MRKIT-VM PAIR fault T FAULT D reconnects=N
+#                      stale=N ... leaks=N splats=N tsplats=N
+#                      verify_at_failed_writes=N secs=N" (pair-report.py);
+#                      returns 1 when fio could not be ended (stuck=1 in
+#                      the line: the rest of the schedule is not run)
+#   pair_schedule      the initiator's loop over pair_steps, then the
+#                      target's stop and ulp_finish
+PAIR_TMO=10
+PAIR_BSSPLIT=4k/30:16k/20:64k/20:256k/20:1m/10
+
+pair_fio_args() {
+	echo "$PAIR_FIO --ioengine=libaio --direct=1 --rw=randwrite" \
+	     "--bssplit=$PAIR_BSSPLIT --iodepth=16 --numjobs=2" \
+	     "--verify=crc32c --randrepeat=1 --verify_fatal=0"
+}
+
+pair_wrote() { [ "$(drv_written_mib)" -ge "$1" ]; }
+
+# pair_fail_hits RUN: read-back verify failures of fio run RUN at a block
+# (file and offset) whose write fio saw fail in RUN: never reported
+# written, so not silent corruption.
+pair_fail_hits() {
+	awk '/io_u error on file .*: write offset=/ {
+			k = $0; sub(/.*io_u error on file /, "", k); sub(/: .*/, "", k)
+			o = $0; sub(/.*: write offset=/, "", o); sub(/,.*/, "", o)
+			failed[k "@" o] = 1
+			next
+		}
+		/ at file .*requested block: offset=/ {
+			k = $0; sub(/.* at file /, "", k); sub(/ offset .*/, "", k)
+			o = $0; sub(/.*requested block: offset=/, "", o); sub(/,.*/, "", o)
+			if ((k "@" o) in failed)
+				hits++
+		}
+		END { print hits + 0 }' "/tmp/fio-$1.err" "/tmp/fio-$1-readback.err" 2> /dev/null
+}
+
+# pair_stuck WHAT: the state of an I/O that does not end, on the console.
+pair_stuck() {
+	say "PAIR stuck: $1"
+	drv_state | sed 's/^/MRKIT-VM PAIR stuck: /'
+	pair_pools
+	say "PAIR stuck: pools:$POOLS"
+	echo w > /proc/sysrq-trigger
+	dmesg | tail -n 120 | sed 's/^/MRKIT-VM PAIR stuck: /'
+}
+
+# pair_fio_bounded NAME SECS ARG...: ulp_fio in the background, its
+# output on the console once it ends; at most SECS s, then the deletion
+# fault (which fails what is queued) and 60 s more.  Returns 1 if fio
+# still did not end (left behind, uninterruptible).
+pair_fio_bounded() {
+	local n=$1 s=$2 pid
+	shift 2
+	ulp_fio "$n" "$@" > /tmp/$n.out &
+	pid=$!
+	if ! pair_wait_pid $pid "$s"; then
+		pair_stuck "fio $n still running after $s s"
+		drv_delete
+		if ! pair_wait_pid $pid 60; then
+			say "PAIR note: fio $n did not end after $pair_delete either"
+			return 1
+		fi
+	fi
+	cat /tmp/$n.out
+}
+
+pair_inject() {	# fault
+	case $1 in
+	loss1 | loss5 | delay | reorder | dup) pair_netem "$1" ;;
+	linkflap) pair_req link-down 1 ;;
+	linkdown) pair_req link-down $((PAIR_TMO + ${pair_down:-10})) ;;
+	targetkill) pair_req target-kill ;;
+	"$pair_delete" | ctrldelete) drv_delete ;;
+	*) fail "unknown fault $1" ;;
+	esac
+}
+
+pair_step() {	# driver fault
+	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 l0 at rc fwh state
+	local stuck=0 mib=${pair_mib:-8}
+	t0=$(cut -d. -f1 /proc/uptime)
+	k0=$(dmesg | wc -l)
+	# Leaks and splats from before the driver's load: a descriptor a
+	# live pool holds at any time is not a leak until the pool's end.
+	s0=$(ulp_splats)
+	l0=$(ulp_mrkit_leaks)
+	drv_up "$d" || fail "$d: no session before $f"
+	pair_req mark "$f-$d-begin"
+	ts0=$(pair_tsplats)
+	r0=$(drv_reconnects)
+	pair_trace_on
+	rm -f /*-verify.state
+	# shellcheck disable=SC2046
+	ulp_fio "$name" $(pair_fio_args) --do_verify=1 --verify_backlog=32 \
+		--verify_state_save=1 --runtime="${pair_rt:-90}" > /tmp/$name.out &
+	echo $! > /tmp/step.pid
+	ulp_wait 600 pair_wrote $((mib / 2)) ||
+		say "PAIR note: little progress before $f"
+	at=$(drv_written_mib)
+	pair_inject "$f" || say "PAIR note: $f ($d) not injected: $PAIR_ACK"
+	if ! pair_wait_pid "$(cat /tmp/step.pid)" $((${pair_rt:-90} + 150)); then
+		pair_stuck "fio still running after $f ($d)"
+		drv_delete
+		pair_wait_pid "$(cat /tmp/step.pid)" 60 || stuck=1
+	fi
+	pair_netem_off
+	[ $stuck = 1 ] || cat /tmp/$name.out
+	rc=$(($(drv_reconnects) - r0))
+	if [ $stuck = 0 ]; then
+		drv_ready "$d" || fail "$d: no session after $f"
+		state=
+		ls /*-verify.state > /dev/null 2>&1 && state=--verify_state_load=1
+		# shellcheck disable=SC2046
+		pair_fio_bounded "$name-readback" "${pair_rb:-300}" $(pair_fio_args) \
+			--verify_only=1 $state || stuck=1
+	fi
+	pair_pools
+	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
+	fwh=$(pair_fail_hits "$name")
+	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
+	pair_trace_off
+	pair_req mark "$f-$d-end"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh stuck=$stuck secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	[ $stuck = 0 ]
+}
+
+# pair_target_up ADDR MOD...: the target's start: the wire (pair_net),
+# warnings and worse on the console (the host counts splats there), the
+# modules MOD, and the host's disk /dev/vda.
+pair_target_up() {
+	local m a=$1
+	shift
+	pair_net "$t" "$a"
+	echo 5 > /proc/sys/kernel/printk
+	for m in virtio_blk "$@"; do
+		modprobe "$m" || fail "modprobe $m"
+	done
+	ulp_wait 100 test -b /dev/vda || fail "no /dev/vda"
+}
+
+pair_schedule() {
+	local s stop=
+	s_start=$(ulp_splats)
+	say "PAIR schedule $t $pair_steps"
+	for s in $(echo "$pair_steps" | tr , ' '); do
+		pair_step "${s%%:*}" "${s#*:}" && continue
+		stop=$s
+		break
+	done
+	pair_req target-stop
+	say "PAIR target $PAIR_ACK"
+	[ -z "$stop" ] || fail "the schedule stopped at $stop: fio could not be ended"
+	ulp_finish pair
+}

@@ -28,6 +28,11 @@
 # verdict: scripts/ulp/pair-report.py.  Logs: .check/ulp-pair-ULP-T-MODE-*.
 # PAIR_BUILD_ONLY=1 stops before the boot; PAIR_DISK_MB sizes the namespace;
 # PAIR_STEPS=DRIVER:FAULT,... replaces the schedule.
+# ULP is nvme, iser (LIO + ib_isert against ib_iser; the deletion fault
+# is an iscsiadm logout) or nfs (knfsd over RDMA on an ext4 the host makes,
+# against xprtrdma; the deletion fault is "umount -f"); iser and nfs share
+# init-pair-lib.sh's pair_step and say on a "#PAIR-HOST" line what this
+# script adds for them (pair_host below).
 set -euo pipefail
 
 ulp=${1:?usage: pair.sh ULP rxe|siw check|full}
@@ -46,6 +51,12 @@ ULP_MEM=1024
 ULP_CMDLINE=""
 # shellcheck source=/dev/null
 . "$hook"
+# pair_host KEY: a setting of the ULP's guest /init for this side, from
+# its "#PAIR-HOST key=value ..." line: mods (more stock modules for the
+# initramfs), delete (the name of its deletion fault, instead of
+# ctrldelete), fs (a file system the host puts on the target's disk).
+pair_host() { sed -n 's/^#PAIR-HOST //p' "$init" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+ULP_MODS="$ULP_MODS $(pair_host mods)"
 
 # The schedule: DRIVER:FAULT steps, in order.
 case $mode in
@@ -67,6 +78,8 @@ full)
 	exit 1
 	;;
 esac
+del=$(pair_host delete)
+[ -z "$del" ] || steps=${steps//ctrldelete/$del}
 # PAIR_STEPS=DRIVER:FAULT,... runs those steps instead.
 steps=${PAIR_STEPS:-$(echo $steps | tr ' ' ,)}
 
@@ -102,6 +115,8 @@ ctl=$run/ctl
 mkdir -p "$ctl"
 disk=/dev/shm/mrkit-pair-$ulp-$transport-$$.img
 truncate -s "${PAIR_DISK_MB:-256}M" "$disk"
+fs=$(pair_host fs)
+[ -z "$fs" ] || mke2fs -q -F -t "$fs" -E lazy_itable_init=0,lazy_journal_init=0 "$disk"
 logs=$out/ulp-pair-$ulp-$transport-$mode
 rm -f "$logs"-*
 ilog=$logs-initiator.log
