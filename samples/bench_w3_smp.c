@@ -29,16 +29,22 @@
  * Then, as in UML, the device's post_send is replaced for the
  * measurement by a stand-in that accepts the chain and queues one success
  * completion per signaled WR, which the bench then delivers as a CQ poll
- * would (W3SMP lines).  Two variants, each implementation interleaved
- * within every repetition, 1, 16 and 256 pages:
+ * would (W3SMP lines).  Two variants, 1, 16 and 256 pages; within each
+ * repetition the implementations take turns in bursts of W3SMP_BURST
+ * I/Os, and an implementation's figure for the repetition is its median
+ * burst (so that a host preemption of a vCPU spoils bursts, not whole
+ * repetitions).  Across CPUs it is the 10th percentile instead: a burst
+ * there progresses only while both vCPU threads hold a host CPU at once,
+ * and on a loaded host most bursts wait for that (bimodal times):
  *  - same CPU: one kthread on CPU 0 submits and completes each I/O;
  *  - cross CPU: a kthread on CPU 0 submits, a kthread on CPU 1 reaps the
  *    completions and runs the completion half (invalidate, put, unmap),
  *    W3SMP_REQS requests in flight, as when a ULP's CQ is served on
- *    another CPU than the one that submitted; a tenth of the I/Os, each
- *    repetition timed from when both threads run.
+ *    another CPU than the one that submitted; a tenth of the I/Os; a
+ *    burst lasts until its last I/O is back.
  * Results are "MRKIT-VM BENCH W3WIRE" and "W3SMP" lines (median, min,
- * max over the repetitions, ns per I/O, ratio to the nvme-style path),
+ * max over the repetitions of the median burst, ns per I/O, ratio to
+ * the nvme-style path),
  * then a PASS line; the module stays loaded until removed.
  *
  * Recovery: every wait is bounded (rdma_cm events 5 s each, a 60 s
@@ -85,6 +91,7 @@ MODULE_PARM_DESC(reps, "repetitions (5..16)");
 #define W3SMP_QUEUE	16
 #define W3SMP_RECVS	32	/* the server's receive queue */
 #define W3SMP_WIRE_PAGES 16	/* the largest I/O on the wire */
+#define W3SMP_BURST	64	/* I/Os in a row (256 pages, wire: 16) */
 #define W3SMP_MAX_REPS	16
 #define W3SMP_PORT	7174	/* any free port; the listener is ours */
 
@@ -108,6 +115,7 @@ struct w3smp_bench;
 struct w3smp_req {
 	struct w3smp_bench	*b;
 	unsigned int		stage ____cacheline_aligned_in_smp;
+	enum w3smp_impl		impl;
 	struct scatterlist	sg[W3SMP_PAGES];
 	int			nents;
 	struct mrkit_io		io;
@@ -170,16 +178,15 @@ struct w3smp_bench {
 						  const struct ib_send_wr *wr,
 						  const struct ib_send_wr **bad);
 	struct w3smp_queue	q[2];	/* per CPU */
-	enum w3smp_impl		impl;
-	unsigned int		n;	/* I/Os this repetition */
+	unsigned int		burst;	/* I/Os per burst */
+	unsigned int		nbursts; /* per implementation and repetition */
+	u64			*bt;	/* burst times, by implementation */
 	bool			cross;
 	bool			wire;	/* rxe's own send queue, real CQs */
 	atomic_t		ready;	/* threads past the start gate */
 	bool			abort;
 	unsigned long		deadline;	/* jiffies */
 	unsigned long		bad;
-	u64			start[2];
-	u64			end[2];
 	struct completion	go;
 	struct completion	done[2];
 };
@@ -316,11 +323,11 @@ static bool w3smp_submit(struct w3smp_bench *b, struct w3smp_req *r)
 	int n;
 
 	r->send_done = false;
-	switch (b->impl) {
+	switch (r->impl) {
 	case W3_FENCE:
 	case W3_LAZY:
 		r->io_done = false;
-		mrkit_io_init(&r->io, b->pool[b->impl == W3_LAZY],
+		mrkit_io_init(&r->io, b->pool[r->impl == W3_LAZY],
 			      MRKIT_PEER_WRITES, w3smp_io_done);
 		n = mrkit_io_map(&r->io, r->sg, r->nents, MRKIT_MAP_DMA);
 		if (n <= 0 ||
@@ -393,7 +400,7 @@ static void w3smp_complete(struct w3smp_bench *b, struct w3smp_req *r)
 	r->ncqe = 0;
 	if (!r->send_done)
 		b->bad++;
-	switch (b->impl) {
+	switch (r->impl) {
 	case W3_FENCE:
 	case W3_LAZY:
 		if (mrkit_io_complete(&r->io, b->qp))
@@ -449,32 +456,65 @@ static bool w3smp_wait_stage(struct w3smp_bench *b, struct w3smp_req *r,
 	return true;
 }
 
-/*
- * Role 0 submits (and, in the same-CPU variant, completes); role 1, on
- * CPU 1, completes what role 0 submitted.
- */
-static void w3smp_run(struct w3smp_bench *b, unsigned int role)
+/* Wait until every request is back from the reaper; false on abort. */
+static bool w3smp_drain(struct w3smp_bench *b)
 {
-	struct w3smp_req *r;
 	unsigned int i;
 
-	for (i = 0; i < b->n; i++) {
-		r = &b->reqs[i % W3SMP_REQS];
-		if (!b->cross) {
-			w3smp_submit_req(b, r);
-			w3smp_complete(b, r);
-			if (!(i & 1023) && w3smp_stop(b))
+	for (i = 0; i < W3SMP_REQS; i++)
+		if (!w3smp_wait_stage(b, &b->reqs[i], W3SMP_IDLE))
+			return false;
+	return true;
+}
+
+/*
+ * The submitter (and, in the same-CPU variant, the completer too): burst
+ * j runs implementation j % W3_NR, so that the four take turns every few
+ * hundred microseconds and a host preemption hits single bursts, not one
+ * implementation's whole repetition.  A burst is timed from its first
+ * submission until every I/O of it has completed.
+ */
+static void w3smp_submitter(struct w3smp_bench *b)
+{
+	unsigned int j, k, i = 0;
+	struct w3smp_req *r;
+	u64 t0;
+
+	for (j = 0; j < W3_NR * b->nbursts; j++) {
+		t0 = ktime_get_ns();
+		for (k = 0; k < b->burst; k++, i++) {
+			r = &b->reqs[i % W3SMP_REQS];
+			if (b->cross && !w3smp_wait_stage(b, r, W3SMP_IDLE))
 				return;
-			continue;
-		}
-		if (!w3smp_wait_stage(b, r, role ? W3SMP_POSTED : W3SMP_IDLE))
-			return;
-		if (role)
-			w3smp_complete(b, r);
-		else
+			r->impl = j % W3_NR;
 			w3smp_submit_req(b, r);
+			if (!b->cross)
+				w3smp_complete(b, r);
+			else	/* Release: the request before the hand-over. */
+				smp_store_release(&r->stage, W3SMP_POSTED);
+		}
+		if (b->cross && !w3smp_drain(b))
+			return;
+		b->bt[(j % W3_NR) * b->nbursts + j / W3_NR] =
+			ktime_get_ns() - t0;
+		if (w3smp_stop(b))
+			return;
+	}
+}
+
+/* The reaper on CPU 1: the completion half of every I/O, in order. */
+static void w3smp_reaper(struct w3smp_bench *b)
+{
+	unsigned int i, n = W3_NR * b->nbursts * b->burst;
+	struct w3smp_req *r;
+
+	for (i = 0; i < n; i++) {
+		r = &b->reqs[i % W3SMP_REQS];
+		if (!w3smp_wait_stage(b, r, W3SMP_POSTED))
+			return;
+		w3smp_complete(b, r);
 		/* Release: the request's fields before the hand-over. */
-		smp_store_release(&r->stage, role ? W3SMP_IDLE : W3SMP_POSTED);
+		smp_store_release(&r->stage, W3SMP_IDLE);
 	}
 }
 
@@ -484,27 +524,28 @@ static int w3smp_thread(void *data)
 	unsigned int role = raw_smp_processor_id() == 1;
 
 	wait_for_completion(&b->go);
-	/* Time from when both run: a late wake-up is not the bench's. */
+	/* Start when both run: a late wake-up is not the bench's. */
 	atomic_inc(&b->ready);
 	while (atomic_read(&b->ready) < 1 + b->cross)
 		if (w3smp_stop(b))
 			break;
-	b->start[role] = ktime_get_ns();
-	if (!READ_ONCE(b->abort))
-		w3smp_run(b, role);
-	b->end[role] = ktime_get_ns();
+	if (!READ_ONCE(b->abort)) {
+		if (role)
+			w3smp_reaper(b);
+		else
+			w3smp_submitter(b);
+	}
 	complete(&b->done[role]);
 	return 0;
 }
 
-/* One repetition of @impl; ns for all b->n I/Os, or 0 on failure. */
-static u64 w3smp_round(struct w3smp_bench *b, enum w3smp_impl impl)
+/* One repetition, every implementation in turn; false on failure. */
+static bool w3smp_round(struct w3smp_bench *b)
 {
 	unsigned int i, nthr = b->cross ? 2 : 1;
 	struct task_struct *t;
 	bool ok = true;
 
-	b->impl = impl;
 	b->abort = false;
 	atomic_set(&b->ready, 0);
 	b->deadline = jiffies + 60 * HZ;
@@ -519,7 +560,7 @@ static u64 w3smp_round(struct w3smp_bench *b, enum w3smp_impl impl)
 			complete_all(&b->go);
 			if (i)
 				wait_for_completion(&b->done[0]);
-			return 0;
+			return false;
 		}
 		kthread_bind(t, i);
 		wake_up_process(t);
@@ -536,11 +577,7 @@ static u64 w3smp_round(struct w3smp_bench *b, enum w3smp_impl impl)
 	for (i = 0; b->cross && i < W3SMP_REQS; i++)
 		if (b->reqs[i].stage == W3SMP_POSTED)
 			w3smp_complete(b, &b->reqs[i]);
-	if (!ok || b->abort)
-		return 0;
-	if (!b->cross)
-		return b->end[0] - b->start[0];
-	return max(b->end[0], b->end[1]) - min(b->start[0], b->start[1]);
+	return ok && !b->abort;
 }
 
 static int w3smp_cmp(const void *a, const void *b)
@@ -565,14 +602,19 @@ static void w3smp_lists(struct w3smp_bench *b, unsigned int pages)
 	}
 }
 
-/* One size, one variant: every implementation once per repetition. */
+/*
+ * One size, one variant.  Per repetition and implementation the figure
+ * is its median burst (across CPUs its 10th percentile: see the top of
+ * the file), per I/O in 1/100 ns; then median, min and max of those over
+ * the repetitions.
+ */
 static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
 			 bool cross, unsigned int nreps)
 {
 	const char *w = b->wire ? "W3WIRE" : "W3SMP";
 	u64 s[W3_NR][W3SMP_MAX_REPS], med[W3_NR], mn[W3_NR], mx[W3_NR];
-	unsigned int r, i;
-	u64 ratio;
+	unsigned int r, i, n;
+	u64 ratio, *bt;
 
 	w3smp_lists(b, pages);
 	b->cross = cross;
@@ -581,29 +623,43 @@ static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
 	 * more, and a tenth across CPUs, where each costs several times more
 	 * (the vCPUs are host threads that lose their host CPU now and then).
 	 */
-	b->n = iters / (pages >= 256 ? 16 : pages >= 16 ? 4 : 1);
-	b->n = max(cross ? b->n / 10 : b->wire ? b->n / 100 : b->n, 16U);
+	n = iters / (pages >= 256 ? 16 : pages >= 16 ? 4 : 1);
+	n = max(cross ? n / 10 : b->wire ? n / 100 : n, 16U);
+	/* Short bursts where an I/O is long: enough of them to rank. */
+	b->burst = min_t(unsigned int, n,
+			 pages >= 256 || b->wire ? W3SMP_BURST / 4 : W3SMP_BURST);
+	b->nbursts = n / b->burst;
+	bt = kmalloc_array(W3_NR * b->nbursts, sizeof(*bt), GFP_KERNEL);
+	if (!bt)
+		return -ENOMEM;
+	b->bt = bt;
 	for (r = 0; r < nreps; r++) {
+		if (!w3smp_round(b) || b->bad) {
+			pr_err("MRKIT-VM FAIL: %s pages=%u %s repetition %u: %lu failed cycles (rdma_rw without ib_core.force_mr=1?)\n",
+			       w, pages, cross ? "cross" : "same", r, b->bad);
+			kfree(bt);
+			return -EIO;
+		}
 		for (i = 0; i < W3_NR; i++) {
-			s[i][r] = w3smp_round(b, i);
-			if (!s[i][r] || b->bad) {
-				pr_err("MRKIT-VM FAIL: %s %s pages=%u %s repetition %u: %lu failed cycles (rdma_rw without ib_core.force_mr=1?)\n",
-				       w, w3smp_names[i], pages,
-				       cross ? "cross" : "same", r, b->bad);
-				return -EIO;
-			}
+			sort(bt + i * b->nbursts, b->nbursts, sizeof(*bt),
+			     w3smp_cmp, NULL);
+			s[i][r] = div_u64(bt[i * b->nbursts + b->nbursts /
+					     (cross ? 10 : 2)] * 100, b->burst);
 		}
 	}
+	kfree(bt);
+	b->bt = NULL;
 	for (i = 0; i < W3_NR; i++) {
 		sort(s[i], nreps, sizeof(u64), w3smp_cmp, NULL);
-		med[i] = div_u64(s[i][nreps / 2] * 100, b->n);
-		mn[i] = div_u64(s[i][0] * 100, b->n);
-		mx[i] = div_u64(s[i][nreps - 1] * 100, b->n);
+		med[i] = s[i][nreps / 2];
+		mn[i] = s[i][0];
+		mx[i] = s[i][nreps - 1];
 	}
 	for (i = 0; i < W3_NR; i++) {
 		ratio = div64_u64(med[i] * 1000, max(med[W3_NVME], 1ULL));
-		pr_info("MRKIT-VM BENCH %s dev=rxe pages=%u submit_cpu=0 complete_cpu=%u inflight=%u impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_nvme_style=%llu.%03llu\n",
-			w, pages, cross, cross ? W3SMP_REQS : 1, w3smp_names[i],
+		pr_info("MRKIT-VM BENCH %s dev=rxe pages=%u submit_cpu=0 complete_cpu=%u inflight=%u bursts=%ux%u/%s impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_nvme_style=%llu.%03llu\n",
+			w, pages, cross, cross ? W3SMP_REQS : 1, b->nbursts,
+			b->burst, cross ? "p10" : "median", w3smp_names[i],
 			med[i] / 100, med[i] % 100, mn[i] / 100, mn[i] % 100,
 			mx[i] / 100, mx[i] % 100, ratio / 1000, ratio % 1000);
 	}

@@ -13,7 +13,8 @@
 #    UML W3 cycle on a loopback RC connection on the guest's rxe, where
 #    locks and LOCK prefixes are real (UML is uniprocessor), completions
 #    on the submitting CPU (same) and reaped on the other one (cross, 16
-#    in flight), the send queue replaced by UML's stand-in; before that
+#    in flight; implementations take turns in bursts, each figure the
+#    median burst), the send queue replaced by UML's stand-in; before that
 #    a pass through rxe itself (W3WIRE, one CPU, 1 and 16 pages); printed
 #    as ratios next to UML's W3, with goal lines for W3SMP;
 #  - end to end, A/B: Debian's stock nvme-rdma.ko against the kernel's
@@ -114,7 +115,9 @@ W3WHERE = (("UML", "W3", None, 3), ("VM same", "W3SMP", 0, 3), ("VM cross", "W3S
 print()
 print("W3 ratios of medians: UML (one CPU: locks and LOCK prefixes compile away), VM same CPU, VM cross CPU (16 in flight),")
 print("VM wire (rxe's own send queue and CQs, same CPU, 1 and 16 pages: mostly rxe's packet processing; rdma_rw also WRITEs the I/O's data);")
-print("same/cross min: the same ratios from each implementation's least disturbed repetition (the vCPUs are host threads on a shared host)")
+print("same/cross min: the same ratios from each implementation's least disturbed repetition (the vCPUs are host threads on a shared host).")
+print("A VM figure is the median over repetitions of each repetition's median burst (implementations take turns in bursts of 16-64 I/Os);")
+print("across CPUs the 10th-percentile burst, since a burst there runs only while both vCPU threads hold a host CPU")
 print(f"{'pages':>5} {'where':9} {'fence/nvme_style':>16} {'lazy/nvme_style':>15} {'fence/rdma_rw':>13} {'lazy/rdma_rw':>12}")
 for p in (1, 16, 256):
     for label, w, c, col in W3WHERE:
