@@ -45,8 +45,8 @@ enum mrkit_mr_state {
  * struct mrkit_mr - one FRWR descriptor
  * @ibmr: the provider MR; replaced (never reused) after a flush.
  * @pool: owning pool.
- * @state: &enum mrkit_mr_state; changed only by mrkit_mr_transition()
- *	and the pool's get/put.
+ * @state: &enum mrkit_mr_state; changed only by mrkit_mr_transition(),
+ *	mrkit_mr_own() and the pool's get/put.
  * @idx: slot in &mrkit_pool.descs.
  * @next_free: free-stack link, meaningful only while %MRKIT_MR_FREE.
  * @dev_valid: the device holds a valid registration under @inv_key (a
@@ -206,11 +206,14 @@ extern struct workqueue_struct *mrkit_wq;
 
 int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
 			enum mrkit_mr_state to);
+int mrkit_mr_own(struct mrkit_mr *mr, enum mrkit_mr_state from,
+		 enum mrkit_mr_state to);
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);
 const char *mrkit_mr_state_name(enum mrkit_mr_state state);
 int mrkit_mr_put_valid(struct mrkit_mr *mr);
 void mrkit_io_hand_out(struct mrkit_io *io);
-void mrkit_io_put_all(struct mrkit_io *io, u8 state);
+void mrkit_io_put_all(struct mrkit_io *io, u8 state, bool retired);
+int mrkit_mr_put_own(struct mrkit_mr *mr);
 void mrkit_io_enforce_pi_all(struct mrkit_io *io);
 void mrkit_io_notify(struct mrkit_io *io);
 int mrkit_io_check_live(struct mrkit_io *io, const char *what);

@@ -60,8 +60,12 @@
  * states.  Nothing reads the I/O after the ib_post_send() that can lead
  * to its completion (the last one of a chain): accounting and tracing
  * happen before it.  Descriptor state changes go through cmpxchg
- * (mrkit_mr_transition()), so a stray completion cannot move a
- * descriptor out of a state it is not in.  The fence counts of a FENCING
+ * (mrkit_mr_transition()) from the first post of a descriptor on, so a
+ * stray completion cannot move a descriptor out of a state it is not
+ * in; map and hand-out, before that post, and the settle and put after
+ * a chain completed successfully (every WR before it did too), are the
+ * owner's plain stores (mrkit_mr_own(), mrkit_mr_put_own()).  The fence
+ * counts of a FENCING
  * I/O are written by its finisher before the first descriptor is given
  * back, and afterwards only by the pool's work item under the pool lock.
  */
@@ -73,7 +77,15 @@
 #include "mrkit_priv.h"
 #include <trace/events/mrkit.h>
 
-static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained);
+/* How an I/O finished, for mrkit_io_finish(). */
+enum mrkit_fin {
+	MRKIT_FIN_UNDRAINED,	/* a WR on it may still complete */
+	MRKIT_FIN_DRAINED,	/* its chain completed */
+	MRKIT_FIN_RETIRED,	/* ... successfully: every WR before it too */
+};
+
+static void mrkit_io_finish(struct mrkit_io *io, int status,
+			    enum mrkit_fin fin);
 static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
 
 /*
@@ -167,7 +179,10 @@ static void mrkit_wc_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!io)
 		return;
 	mrkit_wc_inv(cq, wc);
-	mrkit_io_finish(io, wc->status == IB_WC_SUCCESS ? 0 : -EIO, true);
+	if (wc->status == IB_WC_SUCCESS)
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+	else
+		mrkit_io_finish(io, -EIO, MRKIT_FIN_DRAINED);
 }
 
 /* The last READ of a non-iWARP READ chain: now invalidate the sinks. */
@@ -183,7 +198,7 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool, "RDMA READ into descriptor %u: %s\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
-		mrkit_io_finish(io, -EIO, true);
+		mrkit_io_finish(io, -EIO, MRKIT_FIN_DRAINED);
 		return;
 	}
 	mrkit_io_post_inv(io, io->qp);
@@ -191,11 +206,14 @@ static void mrkit_wc_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * Settle one descriptor's state after its I/O finished, before it is put
- * back.  @drained: the chain that finished the I/O completed, so no WR
- * references the descriptor any more.
+ * back.  @fin: whether a WR on it may still complete (the chain that
+ * finished the I/O did not, or did, complete; or completed successfully,
+ * which on a send queue's in-order completions means every WR posted
+ * before it did too: then no completion handler can touch the
+ * descriptor any more, and its owner's stores need no cmpxchg).
  */
 static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
-				bool drained)
+				enum mrkit_fin fin)
 {
 	switch (mrkit_mr_state(mr)) {
 	case MRKIT_MR_INVALIDATING:
@@ -206,8 +224,12 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 		mr->dev_valid = false;
 		atomic64_inc(&mr->pool->local_inv);
 		mrkit_rmw(1);
-		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
-				    MRKIT_MR_RESERVED);
+		if (fin == MRKIT_FIN_RETIRED)
+			mrkit_mr_own(mr, MRKIT_MR_INVALIDATING,
+				     MRKIT_MR_RESERVED);
+		else
+			mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+					    MRKIT_MR_RESERVED);
 		break;
 	case MRKIT_MR_REGISTERED:
 		/* Handed out, never posted: nothing live at the device. */
@@ -221,7 +243,7 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 		 * (deregistration kills the rkey), and if a WR may still
 		 * reference it, only once the QP is drained.
 		 */
-		mr->orphan = !drained;
+		mr->orphan = fin == MRKIT_FIN_UNDRAINED;
 		mrkit_mr_mark_stale(mr);
 		break;
 	default:
@@ -255,13 +277,14 @@ void mrkit_io_notify(struct mrkit_io *io)
  * leaves those descriptors pointing at the I/O; nothing here touches the
  * I/O after the first of them is given back).
  */
-static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained)
+static void mrkit_io_finish(struct mrkit_io *io, int status,
+			    enum mrkit_fin fin)
 {
 	struct mrkit_mr *mr;
 	u16 fenced = 0;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
-		mrkit_io_settle_one(mr, status, drained);
+		mrkit_io_settle_one(mr, status, fin);
 		if (mrkit_mr_state(mr) == MRKIT_MR_STALE)
 			fenced++;
 		else
@@ -273,7 +296,8 @@ static void mrkit_io_finish(struct mrkit_io *io, int status, bool drained)
 	io->fence_pending = fenced;
 	if (fenced)
 		trace_mrkit_pool_fence(io->pool, fenced);
-	mrkit_io_put_all(io, fenced ? MRKIT_IO_FENCING : MRKIT_IO_DONE);
+	mrkit_io_put_all(io, fenced ? MRKIT_IO_FENCING : MRKIT_IO_DONE,
+			 fin == MRKIT_FIN_RETIRED);
 	if (!fenced)
 		mrkit_io_notify(io);
 }
@@ -668,7 +692,7 @@ out_failed:
 		mr->orphan = true;
 		mrkit_mr_mark_stale(mr);
 	}
-	mrkit_io_finish(io, ret, false);
+	mrkit_io_finish(io, ret, MRKIT_FIN_UNDRAINED);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
@@ -708,7 +732,7 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 	}
 	io->nr_wrs = count;
 	if (!last) {
-		mrkit_io_finish(io, 0, true);
+		mrkit_io_finish(io, 0, MRKIT_FIN_DRAINED);
 		return 0;
 	}
 	mrkit_build_inv(last, true);
@@ -733,7 +757,7 @@ static int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp)
 			mrkit_mr_mark_stale(mr);
 		}
 	}
-	mrkit_io_finish(io, ret, false);
+	mrkit_io_finish(io, ret, MRKIT_FIN_UNDRAINED);
 	return 0;
 }
 
@@ -897,7 +921,7 @@ int mrkit_io_release(struct mrkit_io *io, u32 flags)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);
 	io->fence_pending = 0;
-	mrkit_io_put_all(io, MRKIT_IO_IDLE);
+	mrkit_io_put_all(io, MRKIT_IO_IDLE, false);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);

@@ -278,9 +278,11 @@ void mrkit_io_enforce_pi_all(struct mrkit_io *io)
  * leave the I/O in @state.  With @io->fence_pending set, the retired
  * descriptors the finisher left pointing at @io make the pool's work item
  * its owner from the first put on: the I/O is done with before that.
+ * @retired: the chain that finished the I/O completed successfully, so no
+ * WR on its descriptors can still complete (mrkit_mr_put_own()).
  * An access override (mrkit_io_set_access()) survives.
  */
-void mrkit_io_put_all(struct mrkit_io *io, u8 state)
+void mrkit_io_put_all(struct mrkit_io *io, u8 state, bool retired)
 {
 	struct mrkit_mr *mr = io->mrs, *next;
 	bool fence = io->fence_pending;
@@ -301,6 +303,8 @@ void mrkit_io_put_all(struct mrkit_io *io, u8 state)
 			mr->io = NULL;
 		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
 			mrkit_mr_put_valid(mr);
+		else if (retired)
+			mrkit_mr_put_own(mr);
 		else
 			mrkit_mr_put(mr);
 	}
@@ -343,7 +347,7 @@ static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 		ibmr->iova = 0;
 	else if (flags & MRKIT_MAP_IOVA_TAG)
 		ibmr->iova = (ibmr->iova & 0xffffffffULL) | (u64)io->tag << 32;
-	return mrkit_mr_transition(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
+	return mrkit_mr_own(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
 }
 
 /**
@@ -496,7 +500,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	return io->nr_mrs;
 
 out_unwind:
-	mrkit_io_put_all(io, MRKIT_IO_IDLE);
+	mrkit_io_put_all(io, MRKIT_IO_IDLE, false);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
@@ -510,7 +514,7 @@ static void mrkit_mr_hand_out(struct mrkit_io *io, struct mrkit_mr *mr)
 	struct ib_mr *ibmr = mr->ibmr;
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
-	mrkit_mr_transition(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
+	mrkit_mr_own(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
 }
 
 /* Called by the post paths; a no-op when mrkit_io_segs() already ran. */

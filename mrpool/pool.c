@@ -18,7 +18,11 @@
  * RESERVED -> MAPPED -> REGISTERED -> INVALIDATING -> RESERVED, and puts it
  * back from RESERVED or MAPPED only; mrkit_mr_transition() refuses every
  * other change, so a flushed or double-completed WR cannot move a
- * descriptor into a state it was not in.
+ * descriptor into a state it was not in.  Where no WR on the descriptor
+ * can complete behind its owner - map and hand-out, before the post; the
+ * settle and put after a chain completed successfully - the owner's
+ * changes are plain stores (mrkit_mr_own(), mrkit_mr_put_own()); every
+ * change in between is a cmpxchg.
  *
  * An empty pool returns -EAGAIN.  Below @max_depth it also queues growth,
  * which allocates descriptors in process context and pushes them; either
@@ -52,7 +56,9 @@
  * Serialization
  * -------------
  * The free stack: cmpxchg only.  A descriptor's state: its owner, plus the
- * completion handlers of WRs the owner posted, all through cmpxchg.
+ * completion handlers of WRs the owner posted, through cmpxchg; while no
+ * such WR can complete (before the post, after a successful chain), the
+ * owner alone (plain stores).
  * @grow_lock (a mutex, process context): growth, replacement, destroy,
  * and the fields they write (@nr_alloc, @descs slots, @grown,
  * @stale_replaced, @outstanding), and the fence counts of FENCING I/Os.
@@ -906,6 +912,25 @@ again:
 EXPORT_SYMBOL_NS_GPL(mrkit_mr_put, MRKIT);
 
 /**
+ * mrkit_mr_put_own - give back a descriptor no completion can touch
+ * @mr: a descriptor of an I/O whose finishing chain completed successfully
+ *
+ * Every WR on @mr completed (send queue completions are in order), so no
+ * flush can mark it STALE behind its owner: a RESERVED descriptor goes
+ * FREE by a plain store.  Anything else takes mrkit_mr_put()'s way.
+ *
+ * Context: any.
+ * Return: as mrkit_mr_put().
+ */
+int mrkit_mr_put_own(struct mrkit_mr *mr)
+{
+	if (unlikely(atomic_read(&mr->state) != MRKIT_MR_RESERVED))
+		return mrkit_mr_put(mr);
+	atomic_set(&mr->state, MRKIT_MR_FREE);
+	return mrkit_mr_push_free(mr->pool, mr);
+}
+
+/**
  * mrkit_mr_put_valid - give back a descriptor whose registration is live
  * @mr: a REGISTERED descriptor
  *
@@ -1002,6 +1027,43 @@ illegal:
 	return -EINVAL;
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_transition);
+
+/**
+ * mrkit_mr_own - an owner's state change no completion can race
+ * @mr: the descriptor
+ * @from: the state it must be in
+ * @to: the new state
+ *
+ * For the changes made before the descriptor's first WR of its current
+ * use is posted: map (RESERVED -> MAPPED) and hand-out (MAPPED ->
+ * REGISTERED).  Only a completion of a WR on the descriptor can mark it
+ * STALE behind its owner's back, and none is outstanding then: a
+ * descriptor reaches the free stack only once no WR of its previous use
+ * can complete (put refuses REGISTERED and INVALIDATING, and a
+ * registration a posted WR may still reference is parked until
+ * mrkit_pool_qp_drained()).  So a load and a plain store do, where
+ * mrkit_mr_transition() needs a locked cmpxchg.
+ *
+ * Context: any; the caller owns @mr.
+ * Return: 0, or -EINVAL if @mr is not in @from or the change is illegal.
+ */
+int mrkit_mr_own(struct mrkit_mr *mr, enum mrkit_mr_state from,
+		 enum mrkit_mr_state to)
+{
+	int cur = atomic_read(&mr->state);
+
+	if (unlikely((unsigned int)from >= MRKIT_MR_NR_STATES ||
+		     (unsigned int)to >= MRKIT_MR_NR_STATES ||
+		     !(mrkit_mr_legal[from] & BIT(to)) || cur != from)) {
+		mrkit_pool_err(mr->pool,
+			       "descriptor %u: illegal transition %s -> %s (it is %s)\n",
+			       mr->idx, mrkit_mr_state_name(from),
+			       mrkit_mr_state_name(to), mrkit_mr_state_name(cur));
+		return -EINVAL;
+	}
+	atomic_set(&mr->state, to);
+	return 0;
+}
 
 /**
  * mrkit_mr_mark_stale - retire a descriptor whose REG or INV failed

@@ -310,7 +310,7 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 		ret = ret < 0 ? ret : -EINVAL;
 		goto out_put;
 	}
-	ret = mrkit_mr_transition(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
+	ret = mrkit_mr_own(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
 	if (ret)
 		goto out_put;
 	mr->io = io;
