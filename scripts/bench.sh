@@ -181,9 +181,12 @@ print(f"  L: <= 2 atomic RMWs per descriptor (fence path):   {met(max(fa) if fa 
 for a in atomics:
     print(a)
 if fa:
-    print(f"L cost atomics: {max(fa)} locked RMWs per one-descriptor I/O with the fence (asserted in bench_w3_test: pop and push 2, state cmpxchgs 5, the"
-          f" local_inv counter 1; lazily pop, push and 3 cmpxchgs): 2 needs the owner's state changes as plain stores, and a flush completion on another CQ"
-          f" marking the descriptor STALE at the same moment would be overwritten - the stale-retirement guarantee")
+    print(f"L cost atomics: {max(fa)} locked RMWs per one-descriptor I/O with the fence (asserted in bench_w3_test: the free stack's pop and push 2,"
+          f" REGISTERED -> INVALIDATING 1, the local_inv counter 1; lazily pop, push and the put of a live registration 3; map, hand-out, and the settle"
+          f" and put after a successful chain are plain stores already): 2 needs the cmpxchg at invalidation dropped - a REG_MR still in the send queue"
+          f" may be flushed then, and its STALE mark would be overwritten, a descriptor with an unknown registration reused (the stale-retirement"
+          f" guarantee) - and the counter made per-CPU (8 bytes per CPU per pool), or the pop and push taken off the I/O path (per-I/O descriptor"
+          f" caching: gives up the pool-wide count and retiring a stale descriptor before anyone can get it)")
 # Issue L, for each W3 size: where mrkit's extra time over the nvme-style
 # path goes, from rows of this run - the pool (W1: mrkit vs ib_mr_pool),
 # the map (W2: mrkit's map+release vs bare ib_map_mr_sg, page entries, rxe)
