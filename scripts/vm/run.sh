@@ -90,7 +90,10 @@ accel=tcg
 extra=
 [ "$scenario" = stress ] && accel=tcg,thread=multi && log=$out/vm-stress.log &&
 	extra="slub_debug=FZPU mrkit_stress_rounds=${STRESS_ROUNDS:-500}"
-timeout 300 qemu-system-x86_64 -accel $accel -m 1024 -smp 2 -nographic \
+# bench: W1's and W3's SMP variants, about 2.5 minutes at host load 11.
+limit=300
+[ "$scenario" = bench ] && limit=600
+timeout $limit qemu-system-x86_64 -accel $accel -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
 	-initrd "$vm/initrd-$scenario.gz" \
 	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant mrkit_bench_iters=${BENCH_SMP_ITERS:-100000} $extra" \
