@@ -53,8 +53,8 @@ run "demo over rxe, then Reads without target-side invalidation" scripts/vm/run.
 run "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over siw" scripts/vm/run.sh demo siw
 run "demo: target port removed with I/Os in flight (rxe)" scripts/vm/run.sh demo rxe portdown
 run "demo: target port removed with I/Os in flight (siw)" scripts/vm/run.sh demo siw portdown
-# make bench's contention variant with a tiny count, so it cannot rot.
-run "bench: W1 contention variant, 2 vCPUs (tiny count)" env BENCH_SMP_ITERS=2000 scripts/vm/run.sh bench
+# make bench's guest variants (W1, W3) with a tiny count, so they cannot rot.
+run "bench: W1 and W3 SMP variants, 2 vCPUs (tiny count)" env BENCH_SMP_ITERS=2000 scripts/vm/run.sh bench
 # The review's races that need two CPUs, with SLUB poisoning on.
 run "stress: puts after destroy and growth on 2 vCPUs (slub_debug)" scripts/vm/run.sh stress
 # The kernel's own initiators on mrkit against the kernel's targets, short:
