@@ -27,6 +27,7 @@ mode=${mrkit_mode:-check}
 NQN=nqn.2014-08.org.example:mrkit-pair
 TADDR=10.98.0.1
 C=/sys/kernel/config/nvmet
+pair_delete=ctrldelete
 
 target() {
 	local S=$C/subsystems/$NQN N=$C/subsystems/$NQN/namespaces/1 m
@@ -123,19 +124,15 @@ failed_write_hits() {
 		END { print n + 0 }' /tmp/fio-$1.err /tmp/fio-$1-readback.err
 }
 
-# stuck_report: what an I/O that does not end is waiting for: the
-# controllers' states, mrkit's pool counters, the blocked tasks' stacks
-# and the kernel's last messages, on the console.
-stuck_report() {
+# For init-pair-lib.sh's pair_stuck / pair_fio_bounded: the controllers'
+# states, and the deletion that fails what is queued.
+drv_state() {
 	local c
 	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/state" ] && say "PAIR stuck: ${c##*/} $(cat "$c/state")"
+		[ -e "$c/state" ] && echo "${c##*/} $(cat "$c/state")"
 	done
-	pair_pools
-	say "PAIR stuck: pools:$POOLS"
-	echo w > /proc/sysrq-trigger
-	dmesg | tail -n 150 | sed 's/^/MRKIT-VM PAIR stuck: /'
 }
+drv_delete() { delete_ctrls; }
 
 inject() {	# fault
 	case $1 in
@@ -172,7 +169,7 @@ step() {	# driver fault
 	# fio ends by itself (runtime cap); I/O held across a reconnect ends
 	# by ctrl_loss_tmo at the latest.  Past that, fio is stuck.
 	if ! pair_wait_pid $pid $((${pair_rt:-90} + 150)); then
-		say "PAIR note: fio still running after $f; deleting the controller"
+		pair_stuck "fio still running after $f ($d); deleting the controller"
 		delete_ctrls
 		pair_wait_pid $pid 60 || fail "fio stuck after $f ($d)"
 	fi
@@ -188,16 +185,8 @@ step() {	# driver fault
 	state=
 	ls /*-verify.state > /dev/null 2>&1 && state=--verify_state_load=1
 	# shellcheck disable=SC2046
-	ulp_fio "$name-readback" $(fio_args) --verify_only=1 $state \
-		> /tmp/readback.out &
-	pid=$!
-	if ! pair_wait_pid $pid "${pair_rb:-300}"; then
-		say "PAIR note: read-back after $f ($d) still running after ${pair_rb:-300} s"
-		stuck_report
-		delete_ctrls
-		pair_wait_pid $pid 60 || fail "read-back stuck after $f ($d)"
-	fi
-	cat /tmp/readback.out
+	pair_fio_bounded "$name-readback" "${pair_rb:-300}" $(fio_args) \
+		--verify_only=1 $state || fail "read-back stuck after $f ($d)"
 	say "PAIR note: $f ($d, $t) read-back: $(($(cut -d. -f1 /proc/uptime) - rb0)) s; error recovery in it: $(why_recovery "$k0")"
 	rc=$(($(reconnects) - r0))
 	pair_pools

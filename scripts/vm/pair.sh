@@ -62,7 +62,7 @@ ULP_MODS="$ULP_MODS $(pair_host mods)"
 case $mode in
 check)
 	steps="mrkit:loss5 mrkit:linkdown mrkit:targetkill mrkit:ctrldelete"
-	knobs="pair_mib=4 pair_rt=30 pair_down=8"
+	knobs="pair_mib=4 pair_rt=30 pair_down=8 pair_rb=150"
 	budget=900
 	;;
 full)
@@ -269,12 +269,14 @@ act() {
 	esac
 }
 
+# The budget counts from the boot (the build before it may be slow on a
+# loaded machine; the guests' own timeouts count from their boots too).
 boot_target
 qemu initiator "$ilog"
 ipid=$qpid
 echo "pair: guests booting (target, initiator); requests:"
 seq=0
-deadline=$((start + budget))
+deadline=$(($(date +%s) + budget))
 while kill -0 "$ipid" 2> /dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
 	req=$(grep -aos "MRKIT-PAIR REQ $((seq + 1)) .*" "$ilog" | head -n 1 | tr -d '\r' || true)
 	if [ -z "$req" ]; then
