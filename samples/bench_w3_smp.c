@@ -22,10 +22,12 @@
  * First a wire pass, one CPU, 1 and 16 pages (W3WIRE lines): every
  * cycle through rxe itself, the server end receiving the SENDs (its
  * receives reposted from its CQ), rdma_rw's WRITE placed in the server's
- * memory through its DMA MR, both CQs polled on the submitting CPU with
- * every completion's status checked.  That proves the four cycles on a
- * real connection; its ratios are mostly rxe's packet processing, the
- * same for every implementation, and rdma_rw also moves its data.
+ * memory through an MR the server registered once after the connection
+ * (a REG_MR on its QP, remote write), both CQs polled on the submitting
+ * CPU with every completion's status checked.  That proves the four
+ * cycles on a real connection; its ratios are mostly rxe's packet
+ * processing, the same for every implementation, and rdma_rw also moves
+ * its data.
  * Then, as in UML, the device's post_send is replaced for the
  * measurement by a stand-in that accepts the chain and queues one success
  * completion per signaled WR, which the bench then delivers as a CQ poll
@@ -167,6 +169,11 @@ struct w3smp_bench {
 	struct w3smp_end	cli;		/* the end the bench posts on */
 	struct w3smp_rbuf	*rbufs;		/* the server's receives */
 	struct page		*target;	/* the server's RDMA WRITE sink */
+	struct scatterlist	sink_sg[W3SMP_WIRE_PAGES];
+	bool			sink_mapped;
+	struct ib_mr		*sink_mr;	/* @target, remote write */
+	struct ib_cqe		sink_cqe;
+	bool			sink_done;	/* its REG_MR succeeded */
 	u64			raddr;
 	u32			rkey;
 	struct ib_qp		*qp;
@@ -268,6 +275,15 @@ static void w3smp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS ||
 	    ib_post_recv(rb->b->srv.id->qp, &rb->wr, NULL))
 		rb->b->bad++;
+}
+
+/* The server end: the REG_MR of the WRITE's sink completed. */
+static void w3smp_sink_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct w3smp_bench *b = container_of(wc->wr_cqe, struct w3smp_bench,
+					     sink_cqe);
+
+	b->sink_done = wc->status == IB_WC_SUCCESS;
 }
 
 /* Spinning threads give up on their own: the controller may not run. */
@@ -800,9 +816,7 @@ static int w3smp_connect(struct w3smp_bench *b)
 	b->dev = id->device;
 	if (!b->dev)
 		return -ENODEV;
-	/* The sink of rdma_rw's WRITE: the server's DMA MR (a test guest). */
-	ret = w3smp_end_res(&b->srv, b->dev, IB_PD_UNSAFE_GLOBAL_RKEY) ?:
-	      rdma_listen(id, 4);
+	ret = w3smp_end_res(&b->srv, b->dev, 0) ?: rdma_listen(id, 4);
 	if (ret)
 		return ret;
 
@@ -852,8 +866,83 @@ static void w3smp_disconnect(struct w3smp_bench *b)
 }
 
 /*
+ * The sink of rdma_rw's WRITE: @target DMA-mapped, an MR of the server's
+ * PD mapped on it and registered by a REG_MR on the server's QP (remote
+ * write), its completion polled (bounded: 5 s).  Once the REG_MR is
+ * posted the MR stays with the bench whatever happens (a registration
+ * still queued must not lose its MR): w3smp_sink_free() releases it
+ * after the disconnection.
+ */
+static int w3smp_sink_reg(struct w3smp_bench *b)
+{
+	struct ib_reg_wr wr = {
+		.wr.opcode = IB_WR_REG_MR,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_cqe = &b->sink_cqe,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_mr *mr;
+	unsigned int i;
+	int n, ret;
+
+	sg_init_table(b->sink_sg, W3SMP_WIRE_PAGES);
+	for (i = 0; i < W3SMP_WIRE_PAGES; i++)
+		sg_set_page(&b->sink_sg[i], b->target + i, PAGE_SIZE, 0);
+	n = ib_dma_map_sg(b->dev, b->sink_sg, W3SMP_WIRE_PAGES,
+			  DMA_FROM_DEVICE);
+	if (n <= 0)
+		return -ENOMEM;
+	mr = ib_alloc_mr(b->srv.pd, IB_MR_TYPE_MEM_REG, W3SMP_WIRE_PAGES);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		goto unmap;
+	}
+	if (ib_map_mr_sg(mr, b->sink_sg, n, NULL, PAGE_SIZE) < n) {
+		ret = -EINVAL;
+		goto dereg;
+	}
+	wr.mr = mr;
+	wr.key = mr->rkey;
+	b->sink_cqe.done = w3smp_sink_done;
+	b->sink_done = false;
+	ret = ib_post_send(b->srv.id->qp, &wr.wr, NULL);
+	if (ret)
+		goto dereg;
+	b->sink_mr = mr;
+	b->sink_mapped = true;
+	b->abort = false;
+	b->deadline = jiffies + 5 * HZ;
+	w3smp_wire_wait(b, &b->sink_done);
+	if (!b->sink_done) {
+		pr_err("MRKIT-VM FAIL: W3SMP the sink's REG_MR did not complete\n");
+		return -EIO;
+	}
+	b->raddr = mr->iova;
+	b->rkey = mr->rkey;
+	return 0;
+
+dereg:
+	ib_dereg_mr(mr);
+unmap:
+	ib_dma_unmap_sg(b->dev, b->sink_sg, W3SMP_WIRE_PAGES, DMA_FROM_DEVICE);
+	return ret;
+}
+
+/* The sink's MR, then its mapping: the reverse of w3smp_sink_reg(). */
+static void w3smp_sink_free(struct w3smp_bench *b)
+{
+	if (b->sink_mr)
+		ib_dereg_mr(b->sink_mr);
+	b->sink_mr = NULL;
+	if (b->sink_mapped)
+		ib_dma_unmap_sg(b->dev, b->sink_sg, W3SMP_WIRE_PAGES,
+				DMA_FROM_DEVICE);
+	b->sink_mapped = false;
+}
+
+/*
  * For the wire pass: the server's receives, posted, and the sink of
- * rdma_rw's WRITE (its address through the server's DMA MR).
+ * rdma_rw's WRITE, registered.
  */
 static int w3smp_wire_setup(struct w3smp_bench *b)
 {
@@ -865,8 +954,9 @@ static int w3smp_wire_setup(struct w3smp_bench *b)
 	b->rbufs = kcalloc(W3SMP_RECVS, sizeof(*b->rbufs), GFP_KERNEL);
 	if (!b->target || !b->rbufs)
 		return -ENOMEM;
-	b->raddr = (uintptr_t)page_address(b->target);
-	b->rkey = b->srv.pd->unsafe_global_rkey;
+	ret = w3smp_sink_reg(b);
+	if (ret)
+		return ret;
 	for (i = 0; i < W3SMP_RECVS; i++) {
 		rb = &b->rbufs[i];
 		rb->b = b;
@@ -985,6 +1075,8 @@ static void w3smp_teardown(struct w3smp_bench *b)
 	unsigned int i;
 
 	w3smp_disconnect(b);
+	/* The server's QP is in error now: nothing reaches the sink. */
+	w3smp_sink_free(b);
 	w3smp_end_free(&b->cli);
 	w3smp_end_free(&b->srv);
 	w3smp_end_free(&b->lst);
