@@ -99,6 +99,9 @@ def main():
             why.append("no write completed")
         # fio's job error after a verify failure is EILSEQ; any other
         # (an I/O error) means the read-back did not finish.
+        if g.get("target_resets"):
+            why.append(f"the target took no new session until power-cycled "
+                       f"({g['target_resets']}x)")
         if g.get("stuck"):
             why.append("fio did not end, even after the session or mount was deleted")
         if rb.get("unfinished") or ((rb.get("job_errors") or rb.get("rc"))

@@ -168,12 +168,16 @@ pair_serve_until_stop() {
 #                      (bounded), pool counters, drv_down, and the line
 #                      "MRKIT-VM PAIR fault T FAULT D reconnects=N
 #                      stale=N ... leaks=N splats=N tsplats=N
-#                      verify_at_failed_writes=N secs=N" (pair-report.py);
+#                      verify_at_failed_writes=N stuck=0|1 target_resets=N
+#                      secs=N" (pair-report.py; target_resets: the
+#                      target power-cycled because it took no new session,
+#                      PAIR_RESETS counted by the hooks);
 #                      returns 1 when fio could not be ended (stuck=1 in
 #                      the line: the rest of the schedule is not run)
 #   pair_schedule      the initiator's loop over pair_steps, then the
 #                      target's stop and ulp_finish
 PAIR_TMO=10
+PAIR_RESETS=0
 PAIR_BSSPLIT=4k/30:16k/20:64k/20:256k/20:1m/10
 
 pair_fio_args() {
@@ -246,9 +250,10 @@ pair_inject() {	# fault
 
 pair_step() {	# driver fault
 	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 l0 at rc fwh state
-	local stuck=0 mib=${pair_mib:-8}
+	local stuck=0 mib=${pair_mib:-8} x0
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
+	x0=$PAIR_RESETS
 	# Leaks and splats from before the driver's load: a descriptor a
 	# live pool holds at any time is not a leak until the pool's end.
 	s0=$(ulp_splats)
@@ -289,7 +294,7 @@ pair_step() {	# driver fault
 	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
 	pair_trace_off
 	pair_req mark "$f-$d-end"
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh stuck=$stuck secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 	[ $stuck = 0 ]
 }
 
