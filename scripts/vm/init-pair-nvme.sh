@@ -110,18 +110,52 @@ why_recovery() {
 		END { for (k in n) printf "%s x%d; ", k, n[k] }'
 }
 
-# failed_write_hits RUN: verify failures of the read-back of fio run RUN
-# at blocks whose write fio saw fail in RUN (an I/O error reported to the
-# application: those blocks were never reported written).
+# failed_write_hits RUN: read-back verify failures of fio run RUN at
+# blocks fio never saw written: outside every write that completed without
+# error (fio's completion-latency log of RUN, offsets on: only successful
+# completions are logged).  Those writes failed, or were in flight when a
+# failure ended the job; either way the application was not told they
+# were written, so they are not silent corruption.  The count is the last
+# line; before it, for the record, the writes fio saw fail and the
+# read-back failures inside completed writes (the real verify errors).
 failed_write_hits() {
-	awk '/io_u error.*: write offset=/ {
-			o = $0; sub(/.*write offset=/, "", o); sub(/,.*/, "", o); w[o] = 1
+	cat /tmp/done-$1_clat.*.log > /tmp/done-$1.all 2> /dev/null
+	awk -F', ' -v done=/tmp/done-$1.all '
+		FILENAME == done { if ($3 == 1) { o[++n] = $5 + 0; l[n] = $4 + 0 } next }
+		/io_u error.*: write offset=/ {
+			w = $0; sub(/.*write offset=/, "", w); sub(/,.*/, "", w)
+			k = $0; sub(/.*buflen=/, "", k); sub(/[^0-9].*/, "", k)
+			ws = ws " " w "+" k
 		}
 		/requested block: offset=/ {
-			o = $0; sub(/.*requested block: offset=/, "", o); sub(/,.*/, "", o)
-			if (o in w) n++
+			v = $0; sub(/.*requested block: offset=/, "", v); sub(/,.*/, "", v)
+			k = $0; sub(/.*requested block: offset=[0-9]*, length=/, "", k); sub(/[^0-9].*/, "", k)
+			for (i = 1; i <= n; i++)
+				if (v + 0 >= o[i] && v + 0 < o[i] + l[i])
+					break
+			if (i <= n) vs = vs " " v "+" k
+			else never++
 		}
-		END { print n + 0 }' /tmp/fio-$1.err /tmp/fio-$1-readback.err
+		END {
+			print "MRKIT-VM PAIR note: writes completed " n ", failed:" (ws == "" ? " none" : ws)
+			if (vs != "") print "MRKIT-VM PAIR note: read-back failures inside completed writes:" vs
+			print never + 0
+		}' /tmp/done-$1.all /tmp/fio-$1.err /tmp/fio-$1-readback.err
+}
+
+# on_disk_now: the first bytes now on the namespace at the first read-back
+# failures inside completed writes (a fio header starts with magic acca):
+# zeros mean the write never reached the target; a header means the
+# read-back's read got other bytes than the disk holds.
+on_disk_now() {
+	local o n=0
+	for o in $(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out); do
+		n=$((n + 1))
+		[ $n -le 6 ] || break
+		say "PAIR note: on the disk now at ${o%+*}: $(dd if="$DEV" bs=512 \
+			skip=$((${o%+*} / 512)) count=1 iflag=direct 2> /dev/null |
+			od -A n -t x1 -N 8 | tr -s ' ')"
+	done
 }
 
 # For init-pair-lib.sh's pair_stuck / pair_fio_bounded: the controllers'
@@ -160,7 +194,9 @@ step() {	# driver fault
 	rm -f /*-verify.state
 	# shellcheck disable=SC2046
 	ulp_fio "$name" $(fio_args) --do_verify=1 --verify_backlog=32 \
-		--verify_state_save=1 --runtime="${pair_rt:-90}" > /tmp/step.out &
+		--verify_state_save=1 --runtime="${pair_rt:-90}" \
+		--write_lat_log=/tmp/done-$name --log_offset=1 --log_avg_msec=0 \
+		> /tmp/step.out &
 	pid=$!
 	ulp_wait 600 wrote_some $((${pair_mib:-8} / 2)) ||
 		say "PAIR note: little progress before $f"
@@ -191,7 +227,10 @@ step() {	# driver fault
 	rc=$(($(reconnects) - r0))
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
-	fwh=$(failed_write_hits "$name")
+	failed_write_hits "$name" > /tmp/fwh.out
+	sed '$d' /tmp/fwh.out
+	fwh=$(tail -n 1 /tmp/fwh.out)
+	on_disk_now
 	delete_ctrls
 	ulp_wait 300 no_ctrl || fail "controller not gone after $f ($d)"
 	rmmod nvme_rdma || fail "rmmod nvme_rdma after $f ($d)"
