@@ -188,23 +188,48 @@ pair_fio_args() {
 
 pair_wrote() { [ "$(drv_written_mib)" -ge "$1" ]; }
 
-# pair_fail_hits RUN: read-back verify failures of fio run RUN at a block
-# (file and offset) whose write fio saw fail in RUN: never reported
-# written, so not silent corruption.
+# pair_fail_hits RUN: read-back verify failures of fio run RUN at blocks
+# fio never saw written: outside every write that completed without error
+# (fio's completion-latency logs of RUN, one per job, offsets on: only
+# successful completions are logged).  Those writes failed, or were in
+# flight when a failure ended the job - fio's saved verify state counts
+# those too, and it logs only some failed writes - so the application was
+# never told they were written.  A file named pair.N is job N's (NFS); a
+# shared device's jobs have disjoint offsets.  The count is the last line;
+# before it, for the record, the writes fio saw fail and the failures
+# inside completed writes (the real verify errors).
 pair_fail_hits() {
-	awk '/io_u error on file .*: write offset=/ {
-			k = $0; sub(/.*io_u error on file /, "", k); sub(/: .*/, "", k)
-			o = $0; sub(/.*: write offset=/, "", o); sub(/,.*/, "", o)
-			failed[k "@" o] = 1
+	awk -F', ' '
+		FILENAME ~ /_clat\.[0-9]+\.log$/ {
+			if ($3 == 1) {
+				j = FILENAME; sub(/.*_clat\./, "", j); sub(/\.log$/, "", j)
+				n++; jo[n] = j - 1; o[n] = $5 + 0; l[n] = $4 + 0
+			}
+			next
+		}
+		/io_u error on file .*: write offset=/ {
+			w = $0; sub(/.*: write offset=/, "", w); sub(/,.*/, "", w)
+			k = $0; sub(/.*buflen=/, "", k); sub(/[^0-9].*/, "", k)
+			ws = ws " " w "+" k
 			next
 		}
 		/ at file .*requested block: offset=/ {
-			k = $0; sub(/.* at file /, "", k); sub(/ offset .*/, "", k)
-			o = $0; sub(/.*requested block: offset=/, "", o); sub(/,.*/, "", o)
-			if ((k "@" o) in failed)
-				hits++
+			f = $0; sub(/.* at file /, "", f); sub(/ offset .*/, "", f)
+			jf = -1
+			if (f ~ /pair\.[0-9]+$/) { jf = f; sub(/.*pair\./, "", jf); jf += 0 }
+			v = $0; sub(/.*requested block: offset=/, "", v); sub(/,.*/, "", v)
+			k = $0; sub(/.*requested block: offset=[0-9]*, length=/, "", k); sub(/[^0-9].*/, "", k)
+			for (i = 1; i <= n; i++)
+				if ((jf < 0 || jo[i] == jf) && v + 0 >= o[i] && v + 0 < o[i] + l[i])
+					break
+			if (i <= n) vs = vs " " f "@" v "+" k
+			else never++
 		}
-		END { print hits + 0 }' "/tmp/fio-$1.err" "/tmp/fio-$1-readback.err" 2> /dev/null
+		END {
+			print "MRKIT-VM PAIR note: writes completed " n + 0 ", failed:" (ws == "" ? " none" : ws)
+			if (vs != "") print "MRKIT-VM PAIR note: read-back failures inside completed writes:" vs
+			print never + 0
+		}' /tmp/done-$1_clat.*.log "/tmp/fio-$1.err" "/tmp/fio-$1-readback.err" 2> /dev/null
 }
 
 # pair_stuck WHAT: the state of an I/O that does not end, on the console.
@@ -266,7 +291,9 @@ pair_step() {	# driver fault
 	rm -f /*-verify.state
 	# shellcheck disable=SC2046
 	ulp_fio "$name" $(pair_fio_args) --do_verify=1 --verify_backlog=32 \
-		--verify_state_save=1 --runtime="${pair_rt:-90}" > /tmp/$name.out &
+		--verify_state_save=1 --runtime="${pair_rt:-90}" \
+		--write_lat_log=/tmp/done-$name --log_offset=1 --log_avg_msec=0 \
+		> /tmp/$name.out &
 	echo $! > /tmp/step.pid
 	ulp_wait 600 pair_wrote $((mib / 2)) ||
 		say "PAIR note: little progress before $f"
@@ -290,7 +317,9 @@ pair_step() {	# driver fault
 	fi
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
-	fwh=$(pair_fail_hits "$name")
+	pair_fail_hits "$name" > /tmp/fwh.out
+	sed '$d' /tmp/fwh.out
+	fwh=$(tail -n 1 /tmp/fwh.out)
 	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
 	pair_trace_off
 	pair_req mark "$f-$d-end"

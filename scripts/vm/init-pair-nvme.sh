@@ -180,7 +180,7 @@ inject() {	# fault
 }
 
 step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh rb0
+	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh rb0 w0
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
 	drv_load "$d"
@@ -192,15 +192,20 @@ step() {	# driver fault
 	l0=$(ulp_mrkit_leaks)
 	pair_trace_on
 	rm -f /*-verify.state
+	# fio's read-back accepts any block of the same layout: an earlier
+	# step's identical data would hide a write that never landed.
+	dd if=/dev/zero of="$DEV" bs=1M count=$((2 * ${pair_mib:-8})) \
+		oflag=direct 2> /dev/null || fail "zeroing $DEV before $f ($d)"
+	w0=$(written_mib)
 	# shellcheck disable=SC2046
 	ulp_fio "$name" $(fio_args) --do_verify=1 --verify_backlog=32 \
 		--verify_state_save=1 --runtime="${pair_rt:-90}" \
 		--write_lat_log=/tmp/done-$name --log_offset=1 --log_avg_msec=0 \
 		> /tmp/step.out &
 	pid=$!
-	ulp_wait 600 wrote_some $((${pair_mib:-8} / 2)) ||
+	ulp_wait 600 wrote_some $((w0 + ${pair_mib:-8} / 2)) ||
 		say "PAIR note: little progress before $f"
-	at=$(written_mib)
+	at=$(($(written_mib) - w0))
 	inject "$f"
 	# fio ends by itself (runtime cap); I/O held across a reconnect ends
 	# by ctrl_loss_tmo at the latest.  Past that, fio is stuck.
