@@ -601,6 +601,55 @@ static void pool_stale_replaced_test(struct kunit *test)
 	/* Destroy frees the retired slot as well. */
 }
 
+/*
+ * The owner's plain-store changes check what they assume: a state other
+ * than the expected one, or a change the state machine does not have, is
+ * refused and leaves the descriptor alone; a put of a descriptor that is
+ * not RESERVED takes mrkit_mr_put()'s way (a stale one is retired, not
+ * handed out again).
+ */
+static void pool_own_test(struct kunit *test)
+{
+	struct fake_dev *fdev = fake_default(test);
+	struct mrkit_pool_attr attr = {
+		.name = "own", .depth = 2, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = pool_new(test, fdev->pd, &attr);
+	struct mrkit_mr *mr, *other;
+	struct mrkit_pool_stats st;
+
+	mr = mrkit_mr_get(pool);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	/* Not in the expected state, and not a change of the machine. */
+	KUNIT_EXPECT_EQ(test, mrkit_mr_own(mr, MRKIT_MR_MAPPED,
+					   MRKIT_MR_REGISTERED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_own(mr, MRKIT_MR_RESERVED,
+					   MRKIT_MR_INVALIDATING), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), MRKIT_MR_RESERVED);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_own(mr, MRKIT_MR_RESERVED,
+					   MRKIT_MR_MAPPED), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), MRKIT_MR_MAPPED);
+	/* A stale mark is never overwritten. */
+	mrkit_mr_mark_stale(mr);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_own(mr, MRKIT_MR_MAPPED,
+					   MRKIT_MR_REGISTERED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), MRKIT_MR_STALE);
+	/* put_own of a stale descriptor retires it. */
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put_own(mr), 0);
+	pool_quiesce();
+	st = pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+	/* put_own of a RESERVED one frees it; a second put is refused. */
+	other = mrkit_mr_get(pool);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put_own(other), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(other), MRKIT_MR_FREE);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put_own(other), -EINVAL);
+	st = pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+}
+
 static void pool_destroy_outstanding_test(struct kunit *test)
 {
 	struct fake_dev *fdev = fake_default(test);
@@ -776,6 +825,7 @@ static struct kunit_case mrkit_pool_cases[] = {
 	KUNIT_CASE(pool_growth_fault_test),
 	KUNIT_CASE_PARAM(pool_state_machine_test, transition_gen_params),
 	KUNIT_CASE(pool_stale_replaced_test),
+	KUNIT_CASE(pool_own_test),
 	KUNIT_CASE(pool_destroy_outstanding_test),
 	KUNIT_CASE(pool_atomic_context_test),
 	KUNIT_CASE_PARAM(pool_limits_test, limits_gen_params),

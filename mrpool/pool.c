@@ -929,6 +929,7 @@ int mrkit_mr_put_own(struct mrkit_mr *mr)
 	atomic_set(&mr->state, MRKIT_MR_FREE);
 	return mrkit_mr_push_free(mr->pool, mr);
 }
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_put_own);
 
 /**
  * mrkit_mr_put_valid - give back a descriptor whose registration is live
@@ -1064,6 +1065,7 @@ int mrkit_mr_own(struct mrkit_mr *mr, enum mrkit_mr_state from,
 	atomic_set(&mr->state, to);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_own);
 
 /**
  * mrkit_mr_mark_stale - retire a descriptor whose REG or INV failed
