@@ -4,7 +4,8 @@
 # make bench: mrkit against the anchors' approaches, side by side.
 #  - the mrkit_bench and mrkit_bench_rdma KUnit suites in the UML kernel
 #    (one CPU), 5 x 100,000 operations per figure (make check runs them
-#    with a tiny count): W1 pool get+put, W2 map on the fake device, rxe
+#    with a tiny count in its KASAN build), run with every other suite, so
+#    all of them pass in the non-debug build too (verdict as make check's): W1 pool get+put, W2 map on the fake device, rxe
 #    and siw, W3 the full registration cycle on rxe (booted with
 #    ib_core.force_mr=1 for rdma_rw), memory and slab growth;
 #  - W1's contention variant in the qemu guest of make demo (Debian's
@@ -49,9 +50,13 @@ iters=${BENCH_ITERS:-100000}
 	--kernel_args="mrkit_kunit.bench_iters=$iters" \
 	--kernel_args="mrkit_kunit.bench_reps=5" \
 	--kernel_args="mrkit_kunit.bench_pools=${BENCH_POOLS:-1000}" \
-	--kernel_args=ib_core.force_mr=1 'mrkit_bench*') \
+	--kernel_args=ib_core.force_mr=1 --json="$out/kunit-bench.json" 'mrkit*') \
 	> "$out/bench.log" 2>&1 || { tail -n 30 "$out/bench.log"; exit 1; }
 cp "$build/test.log" "$out/bench-uml.log"
+# Every suite ran in this non-debug build (make check runs them in the
+# KASAN/lockdep/UBSAN one): the same verdict as make check's.
+python3 "$proj/scripts/kunit-verdict.py" normal "$out/kunit-bench.json" \
+	"$build/test.log" "$proj"/kunit/*.c || exit 1
 
 BENCH_SMP_ITERS=$iters "$proj/scripts/vm/run.sh" bench > "$out/bench-vm.out" 2>&1 ||
 	{ cat "$out/bench-vm.out"; exit 1; }

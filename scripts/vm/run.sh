@@ -34,20 +34,20 @@ variant=${3:-}		# noinv: Reads without the invalidate subtype
 . "$(dirname "$0")/vm-lib.sh"
 vm_env
 
-# mrkit.ko (and the samples) against the same ABI.
-make -s -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m modules \
-	>"$out/vm-build.log" 2>&1 || { cat "$out/vm-build.log"; exit 1; }
+# mrkit.ko (and the samples) against the same ABI, built outside the
+# checkout (once per change of mrkit's sources).
+mk=$(vm_build_mrkit)
 
 # Debian's kernel has no siw: build it from linux-source-6.1, out of tree.
 siw=
 if [ "$scenario" = demo ] && [ "$transport" = siw ]; then
 	siw=$(vm_build_siw)
 fi
-ko=$proj/mrkit.ko
+ko=$mk/mrkit.ko
 
 # Exports: every mrkit_ symbol in Module.symvers is in the MRKIT namespace.
-bad=$(awk '$2 ~ /^mrkit_/ && $5 != "MRKIT"' "$proj/Module.symvers")
-nexp=$(awk '$2 ~ /^mrkit_/ && $5 == "MRKIT"' "$proj/Module.symvers" | wc -l)
+bad=$(awk '$2 ~ /^mrkit_/ && $5 != "MRKIT"' "$mk/Module.symvers")
+nexp=$(awk '$2 ~ /^mrkit_/ && $5 == "MRKIT"' "$mk/Module.symvers" | wc -l)
 if [ -n "$bad" ] || [ "$nexp" -lt 20 ]; then
 	echo "vm: exports outside the MRKIT namespace (or too few: $nexp):"
 	echo "$bad"
@@ -56,7 +56,8 @@ fi
 echo "vm: $nexp exports, all EXPORT_SYMBOL_NS_GPL(..., MRKIT)"
 
 # The initramfs: busybox, the modules mrkit needs (from the image), mrkit.
-root=$vm/root-$scenario
+tag=$scenario-$transport$variant
+root=$vm/root-$tag
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,lib/modules/$abi/extra}
 cp /bin/busybox "$root/bin/busybox"
@@ -70,11 +71,11 @@ mods="ib_core crc-t10dif crct10dif_generic"
 # shellcheck disable=SC2086
 vm_add_mods "$root" $mods
 cp "$ko" "$root/lib/modules/$abi/extra/"
-[ "$scenario" = bench ] && cp "$proj/mrkit_bench_smp.ko" "$proj/mrkit_bench_w3_smp.ko" \
+[ "$scenario" = bench ] && cp "$mk/mrkit_bench_smp.ko" "$mk/mrkit_bench_w3_smp.ko" \
 	"$root/lib/modules/$abi/extra/"
-[ "$scenario" = stress ] && cp "$proj/mrkit_stress_smp.ko" "$root/lib/modules/$abi/extra/"
+[ "$scenario" = stress ] && cp "$mk/mrkit_stress_smp.ko" "$root/lib/modules/$abi/extra/"
 if [ "$scenario" = demo ] || [ "$scenario" = bench ] || [ "$scenario" = stress ]; then
-	[ "$scenario" = demo ] && cp "$proj/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
+	[ "$scenario" = demo ] && cp "$mk/mrkit_nvme_demo.ko" "$root/lib/modules/$abi/extra/"
 	[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
 	# The rdma tool (iproute2) and its libraries, to add the rxe/siw link.
 	vm_add_bin "$root" /usr/bin/rdma
@@ -82,7 +83,7 @@ fi
 cp "$proj/scripts/vm/init-$scenario.sh" "$root/init"
 cp "$proj/scripts/vm/init-lib.sh" "$root/init-lib.sh"
 chmod +x "$root/init"
-vm_mkinitrd "$root" "$vm/initrd-$scenario.gz"
+vm_mkinitrd "$root" "$vm/initrd-$tag.gz"
 
 log=$out/vm-$scenario-$transport$variant.log
 accel=tcg
@@ -95,11 +96,10 @@ limit=300
 [ "$scenario" = bench ] && limit=600
 timeout $limit qemu-system-x86_64 -accel $accel -m 1024 -smp 2 -nographic \
 	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
-	-initrd "$vm/initrd-$scenario.gz" \
+	-initrd "$vm/initrd-$tag.gz" \
 	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant mrkit_bench_iters=${BENCH_SMP_ITERS:-100000} $extra" \
 	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true
-make -s -C "$kdir" M="$proj" clean >/dev/null 2>&1 || true
 if grep -aq 'MRKIT-VM PASS' "$log"; then
 	exit 0
 fi

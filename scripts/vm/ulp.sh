@@ -6,7 +6,7 @@
 #
 #   ulp.sh ULP rxe|siw MODE
 #
-# Builds mrkit.ko from the last commit, outside the checkout; builds the
+# Builds mrkit.ko from the checkout, outside it; builds the
 # converted ULP with the per-ULP hook, builds siw when asked for,
 # assembles an initramfs
 # (busybox, rdma tool, the stock modules the ULP names, mrkit.ko and siw.ko
@@ -27,7 +27,7 @@
 #       ULP_CMDLINE's pairs arrive as environment variables
 # The guest must print "MRKIT-VM PASS ..." for exit status 0.
 # Console log: .check/ulp-ULP-TRANSPORT-MODE.log.  ULP_BUILD_ONLY=1 stops
-# after the build; MRKIT_WORKTREE=1 builds mrkit from the working tree.
+# after the build.
 set -euo pipefail
 
 ulp=${1:?usage: ulp.sh ULP rxe|siw MODE}
@@ -53,40 +53,27 @@ work=$cache/ulp/$ulp
 mkdir -p "$work"
 start=$(date +%s)
 
-# mrkit.ko from the last commit (MRKIT_WORKTREE=1: from the working tree,
-# tracked and new files), built outside the checkout so that builds there
-# (make check, static.sh) cannot interfere; then the converted ULP.  Both
-# are reused while none of their inputs changed.
+# mrkit.ko, built once outside the checkout for every guest (vm-lib.sh:
+# vm_build_mrkit), copied here with its Module.symvers; then the converted
+# ULP.  The ULP is rebuilt only when mrkit's build or the ULP's own inputs
+# (its splice files, its hook, splice.py) changed.
 tree=$("$proj/scripts/prep-tree.sh")
 splice=$proj/scripts/ulp/splice.py
 symvers=$work/mrkit/Module.symvers
-rm -rf "$work/mrkit.src"
-mkdir -p "$work/mrkit.src"
-if [ "${MRKIT_WORKTREE:-0}" = 1 ]; then
-	(cd "$proj" && git ls-files -co --exclude-standard -z |
-		xargs -0 cp --parents -t "$work/mrkit.src")
-else
-	git -C "$proj" archive HEAD | tar -x -C "$work/mrkit.src"
-fi
-# The inputs: mrkit's sources, the ULP's splice files, its hook, splice.py.
-stamp=$( { (cd "$work/mrkit.src" &&
-	    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
-		 -type f -print0 | sort -z | xargs -0 sha256sum)
+mk=$(vm_build_mrkit)
+stamp=$( { cat "$mk/stamp"
 	  find "$proj/ulp/$ulp" "$hook" "$splice" -type f -print0 2>/dev/null |
-		sort -z | xargs -0 sha256sum
+		sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"
 	  echo "$kdir $tree"; } | sha256sum | cut -c1-32)
 if [ -f "$work/stamp" ] && [ "$(cat "$work/stamp")" = "$stamp" ] &&
    [ -f "$work/build.log" ] && [ -f "$symvers" ]; then
 	cp "$work/build.log" "$out/ulp-$ulp-build.log"
 	echo "ulp: mrkit and $ulp unchanged since the last build: reusing it"
-	rm -rf "$work/mrkit.src"
 else
 	rm -rf "$work/mrkit" "$work/build" "$work/stamp"
-	mv "$work/mrkit.src" "$work/mrkit"
-	nice -n 10 make -s -C "$kdir" M="$work/mrkit" CONFIG_MRKIT=m modules \
-		>"$out/ulp-$ulp-build.log" 2>&1 || { cat "$out/ulp-$ulp-build.log"; exit 1; }
-	mkdir -p "$work/build"
-	ulp_build "$work/build" >>"$out/ulp-$ulp-build.log" 2>&1 ||
+	mkdir -p "$work/mrkit" "$work/build"
+	cp -r "$mk/mrkit.ko" "$mk/Module.symvers" "$mk/include" "$work/mrkit/"
+	ulp_build "$work/build" >"$out/ulp-$ulp-build.log" 2>&1 ||
 		{ cat "$out/ulp-$ulp-build.log"; exit 1; }
 	cp "$out/ulp-$ulp-build.log" "$work/build.log"
 	echo "$stamp" > "$work/stamp"
@@ -100,9 +87,9 @@ siw=
 [ "$transport" = siw ] && siw=$(vm_build_siw)
 
 # The initramfs.
-root=$work/root
+root=$work/root-$transport-$mode
 vm_ulp_root "$root" "$work" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
-vm_mkinitrd "$root" "$work/initrd.gz"
+vm_mkinitrd "$root" "$root.gz"
 fio=$(vm_fio)
 echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($transport, $mode)"
 
@@ -110,7 +97,7 @@ log=$out/ulp-$ulp-$transport-$mode.log
 boot=$(date +%s)
 timeout "$ULP_TIMEOUT" nice -n 10 qemu-system-x86_64 -accel tcg -m "$ULP_MEM" -smp 2 \
 	-nographic -no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
-	-initrd "$work/initrd.gz" \
+	-initrd "$root.gz" \
 	-virtfs "local,path=$fio,mount_tag=host,security_model=none,readonly=on" \
 	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_mode=$mode $ULP_CMDLINE" \
 	>"$log" 2>&1 || true

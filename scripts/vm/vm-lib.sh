@@ -5,6 +5,11 @@
 # and scripts/vm/ulp.sh (bash, set -euo pipefail):
 #   vm_env                 sets proj cache kdir abi vm kmods out; installs
 #                          qemu & co; unpacks Debian's kernel image once
+#   vm_build_mrkit         mrkit.ko and the sample modules against Debian's
+#                          headers, from the checkout's tracked and new
+#                          files copied outside it; rebuilt only when those
+#                          sources change: prints the build directory
+#                          (mrkit.ko, mrkit_*.ko, Module.symvers, include/)
 #   vm_build_siw           siw.ko from linux-source-6.1, out of tree, once
 #                          (Debian's kernel has no siw): prints its path
 #   vm_mod_deps NAME...    the .ko files modules NAME... need, each once
@@ -48,7 +53,38 @@ vm_env() {
 	kmods=$vm/kimg/lib/modules/$abi
 }
 
+vm_build_mrkit() {
+	local dir=$cache/mrkit-build src stamp
+	(
+	# One builder at a time (make check runs guests side by side).
+	flock 9
+	src=$dir.src
+	rm -rf "$src"
+	mkdir -p "$src"
+	(cd "$proj" && git ls-files -co --exclude-standard -z |
+		xargs -0 cp --parents -t "$src")
+	stamp=$( { (cd "$src" &&
+		    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
+			 samples -type f -print0 | sort -z | xargs -0 sha256sum)
+		  echo "$kdir"; } | sha256sum | cut -c1-32)
+	if [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] &&
+	   [ -f "$dir/Module.symvers" ]; then
+		rm -rf "$src"
+	else
+		rm -rf "$dir"
+		mv "$src" "$dir"
+		make -s -C "$kdir" M="$dir" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m \
+			modules >"$out/vm-build.log" 2>&1 ||
+			{ cat "$out/vm-build.log" >&2; exit 1; }
+		echo "$stamp" > "$dir/stamp"
+	fi
+	) 9>"$dir.lock" || return 1
+	echo "$dir"
+}
+
 vm_build_siw() {
+	(
+	flock 9
 	if [ ! -f "$vm/siw/siw.ko" ]; then
 		local tree
 		tree=$("$proj/scripts/prep-tree.sh")
@@ -57,10 +93,11 @@ vm_build_siw() {
 		cp "$tree"/drivers/infiniband/sw/siw/*.[ch] "$vm/siw.tmp/"
 		cp "$tree/drivers/infiniband/sw/siw/Makefile" "$vm/siw.tmp/Kbuild"
 		make -s -C "$kdir" M="$vm/siw.tmp" CONFIG_RDMA_SIW=m modules \
-			>"$out/vm-siw.log" 2>&1 || { cat "$out/vm-siw.log" >&2; return 1; }
+			>"$out/vm-siw.log" 2>&1 || { cat "$out/vm-siw.log" >&2; exit 1; }
 		rm -rf "$vm/siw"
 		mv "$vm/siw.tmp" "$vm/siw"
 	fi
+	) 9>"$vm/siw.lock" || return 1
 	echo "$vm/siw/siw.ko"
 }
 
