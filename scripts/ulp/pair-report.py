@@ -74,7 +74,14 @@ def main():
         # silent corruption (never reported written); the guest matched
         # them by offset.
         atfail = g.get("verify_at_failed_writes", 0)
-        verr = run.get("verify_errors", 0) + rb.get("verify_errors", 0) - atfail
+        fio_verr = run.get("verify_errors", 0) + rb.get("verify_errors", 0)
+        if "verify_inside" in g:
+            # The failures the guest placed inside completed writes, plus
+            # any fio counted that it could not place (never fewer).
+            inside = g["verify_inside"]
+            verr = inside + max(0, fio_verr - inside - atfail)
+        else:
+            verr = fio_verr - atfail
         splats = g["splats"] + g["tsplats"]
         row = dict(fault=fault, drv=drv, ios=ios, failed=failed, rec=g["reconnects"],
                    stale=g["stale"], replaced=g["replaced"], reused=g["reused"],

@@ -323,7 +323,7 @@ pair_step() {	# driver fault
 	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
 	pair_trace_off
 	pair_req mark "$f-$d-end"
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 	[ $stuck = 0 ]
 }
 

@@ -242,7 +242,7 @@ step() {	# driver fault
 	left=$(mrs_left)
 	pair_trace_off
 	pair_req mark "$f-$d-end"
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 }
 
 initiator() {
