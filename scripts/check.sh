@@ -86,12 +86,12 @@ lane_a() {
 	lrun a6 "stress: puts after destroy and growth on 2 vCPUs (slub_debug)" scripts/vm/run.sh stress
 	lrun a7 "ulp: nfs on mrkit over rxe, short verify and one fault" scripts/vm/ulp.sh nfs rxe check
 	lrun a8 "ulp: nvme on mrkit over rxe, short verify and one fault" scripts/vm/ulp.sh nvme rxe check
+	lrun a9 "ulp: nvme on mrkit over siw, short verify and one fault" scripts/vm/ulp.sh nvme siw check
 }
 lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/vm/ulp.sh nfs siw check
 	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/vm/ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/vm/ulp.sh iser siw check
-	lrun b4 "ulp: nvme on mrkit over siw, short verify and one fault" scripts/vm/ulp.sh nvme siw check
 }
 t0=$SECONDS
 rm -f .check/lane-*.out
