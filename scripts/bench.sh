@@ -5,7 +5,8 @@
 #  - the mrkit_bench and mrkit_bench_rdma KUnit suites in the UML kernel
 #    (one CPU), 5 x 100,000 operations per figure (make check runs them
 #    with a tiny count in its KASAN build), run with every other suite, so
-#    all of them pass in the non-debug build too (verdict as make check's): W1 pool get+put, W2 map on the fake device, rxe
+#    all of them pass in the non-debug build too (verdict as make
+#    check's): W1 pool get+put, W2 map on the fake device, rxe
 #    and siw, W3 the full registration cycle on rxe (booted with
 #    ib_core.force_mr=1 for rdma_rw), memory and slab growth;
 #  - W1's contention variant in the qemu guest of make demo (Debian's
