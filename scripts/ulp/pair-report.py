@@ -26,7 +26,9 @@ not finish, no reconnect after linkdown or targetkill), or either guest did
 not finish cleanly (initiator PASS, the target's end line with its modules
 unloaded).  ULP is nvme, iser or nfs (the same guest lines; a step whose
 fio could not be ended, stuck=1, still gets its row, with zeros for what
-fio never reported).
+fio never reported).  A step the initiator crashed in (pair.sh's
+"MRKIT-HOST crashed FAULT DRIVER SPLATS" line; it boots the initiator again
+for the rest of the schedule) is a failed row with no FAULT2 line.
 """
 import importlib.util
 import os
@@ -55,10 +57,21 @@ def main():
     for m in re.finditer(r"MRKIT-VM PAIR fault (\S+) (\S+) (\S+) ((?:\w+=-?\d+ ?)+)", text):
         kv = dict(x.split("=") for x in m.group(4).split())
         facts[(m.group(2), m.group(3))] = {k: int(v) for k, v in kv.items()}
+    # Steps the initiator did not survive (pair.sh booted it again for the
+    # rest of the schedule): "MRKIT-HOST crashed FAULT DRIVER SPLATS".
+    crashes = {(m.group(1), m.group(2)): int(m.group(3))
+               for m in re.finditer(r"MRKIT-HOST crashed (\S+) (\S+) (\d+)", text)}
     bad, rows = [], []
     for step in steps.split(","):
         drv, fault = step.split(":")
         g = facts.get((fault, drv))
+        if g is None and (fault, drv) in crashes:
+            # Nothing measured but the crash: a row in the table, no
+            # FAULT2 line (its numbers would not be measured ones).
+            rows.append(dict(fault=fault, drv=drv, crashed=crashes[(fault, drv)], tsplats=0))
+            bad.append(f"{fault} {drv}: the initiator crashed ({crashes[(fault, drv)]} "
+                       f"splat lines on its console); the rest of the schedule ran on a new boot")
+            continue
         run = runs.get(f"pair-{t}-{fault}-{drv}")
         rb = runs.get(f"pair-{t}-{fault}-{drv}-readback")
         if g is None or ((run is None or rb is None) and not g.get("stuck")):
@@ -124,10 +137,16 @@ def main():
            " {:>7} {:>5}")
     print(fmt.format(*hdr))
     for r in rows:
+        if "crashed" in r:
+            print(f"{r['fault']:<11} {t:<8} {r['drv']:<6} the initiator crashed "
+                  f"({r['crashed']} splat lines), no figures")
+            continue
         print(fmt.format(r["fault"], t, r["drv"], r["ios"], r["failed"], r["rec"], r["stale"],
                          r["replaced"], r["reused"], r["leaks"], r["verr"], r["atfail"], r["splats"],
                          r["written"], r["checked"], r["secs"]))
     for r in rows:
+        if "crashed" in r:
+            continue
         print(f"FAULT2 {ulp} {t} {r['fault']} {r['drv']} ios={r['ios']} failed={r['failed']} "
               f"reconnects={r['rec']} stale={r['stale']} leaks={r['leaks']} "
               f"verify_errors={r['verr']} splats={r['splats']}")

@@ -63,6 +63,9 @@ vm_build_mrkit() {
 	mkdir -p "$src"
 	(cd "$proj" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$src")
+	# Not a git checkout: nothing was copied; keep the cached build.
+	[ -f "$src/Kbuild" ] ||
+		{ echo "vm_build_mrkit: no sources from $proj (a git checkout?)" >&2; exit 1; }
 	stamp=$( { (cd "$src" &&
 		    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
 			 samples -type f -print0 | sort -z | xargs -0 sha256sum)
