@@ -4,8 +4,10 @@
 # make faults: issue M's whole fault schedule on two guests (scripts/vm/
 # pair.sh ULP TRANSPORT full) for every ULP with a two-guest /init
 # (scripts/vm/init-pair-ULP.sh), over rxe and siw, the stock driver and
-# mrkit's; then all FAULT2 lines together.  FAULTS_ULPS / FAULTS_TRANSPORTS
-# narrow it down; FAULTS_MODE=check runs the short schedule.
+# mrkit's; then all FAULT2 lines together, and each step's verdict with
+# the stock driver beside mrkit's (scripts/ulp/faults-ab.py).  FAULTS_ULPS
+# and FAULTS_TRANSPORTS narrow it down; FAULTS_MODE=check runs the short
+# schedule.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,12 +24,15 @@ all=$proj/.check/faults-$mode.out
 bad=0
 for ulp in $ulps; do
 	for t in ${FAULTS_TRANSPORTS:-rxe siw}; do
-		echo "=== faults: $ulp over $t ($mode)"
+		echo "=== faults: $ulp over $t ($mode)" | tee -a "$all"
 		"$proj/scripts/vm/pair.sh" "$ulp" "$t" "$mode" | tee -a "$all" || bad=$((bad + 1))
 	done
 done
 echo "=== faults: the FAULT2 lines ($(( $(date +%s) - start )) s)"
 grep '^FAULT2 ' "$all" || true
 grep 'pair-report: FAILED' "$all" || true
+# Which failures are mrkit's own: each step, stock beside mrkit.
+echo "=== faults: each step, the stock driver / mrkit's"
+python3 "$proj/scripts/ulp/faults-ab.py" "$all" || true
 echo "faults: $bad run(s) failed"
 [ $bad = 0 ]
