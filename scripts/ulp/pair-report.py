@@ -19,7 +19,9 @@ and one line
 where ios are the I/Os fio completed (run and read-back), failed the I/Os
 fio saw fail, verify_errors fio's verify failures less those at blocks whose
 write fio saw fail (never reported written; matched by offset in the guest,
-shown apart as vfy@fail), splats the initiator's plus the target's.  Exits 1 when a
+shown apart as vfy@fail) and at reads that returned 0 bytes (a disk
+deleted under fio: EOF, not data; vfy@eof), splats the initiator's plus
+the target's.  Exits 1 when a
 row is missing, a number says the step failed (leaks, verify errors,
 splats, a stale descriptor registered again, no I/O, a read-back that did
 not finish, no reconnect after linkdown or targetkill), or either guest did
@@ -87,12 +89,15 @@ def main():
         # silent corruption (never reported written); the guest matched
         # them by offset.
         atfail = g.get("verify_at_failed_writes", 0)
+        # fio's verify of reads that returned 0 bytes: EOF of a disk
+        # deleted under fio, not data (init-pair-lib.sh: pair_fail_hits).
+        ateof = g.get("verify_at_eof", 0)
         fio_verr = run.get("verify_errors", 0) + rb.get("verify_errors", 0)
         if "verify_inside" in g:
             # The failures the guest placed inside completed writes, plus
             # any fio counted that it could not place (never fewer).
             inside = g["verify_inside"]
-            verr = inside + max(0, fio_verr - inside - atfail)
+            verr = inside + max(0, fio_verr - inside - atfail - ateof)
         else:
             verr = fio_verr - atfail
         splats = g["splats"] + g["tsplats"]
@@ -100,7 +105,8 @@ def main():
                    stale=g["stale"], replaced=g["replaced"], reused=g["reused"],
                    overrun=g["overrun"], leaks=g["leaks"], verr=verr, splats=splats,
                    tsplats=g["tsplats"], written=run["write_bytes"] >> 20,
-                   checked=rb["read_bytes"] >> 20, secs=g.get("secs", 0), atfail=atfail)
+                   checked=rb["read_bytes"] >> 20, secs=g.get("secs", 0), atfail=atfail,
+                   ateof=ateof)
         rows.append(row)
         why = []
         if g["leaks"]:
@@ -132,9 +138,10 @@ def main():
         bad += [f"{fault} {drv}: {w}" for w in why]
 
     hdr = ("fault", "provider", "driver", "ios", "failed", "reconn", "stale", "replaced",
-           "reused", "leaks", "verify_err", "vfy@fail", "splats", "MiB wr", "MiB chk", "secs")
-    fmt = ("{:<11} {:<8} {:<6} {:>7} {:>6} {:>6} {:>5} {:>8} {:>6} {:>5} {:>10} {:>8} {:>6} {:>6}"
-           " {:>7} {:>5}")
+           "reused", "leaks", "verify_err", "vfy@fail", "vfy@eof", "splats", "MiB wr", "MiB chk",
+           "secs")
+    fmt = ("{:<11} {:<8} {:<6} {:>7} {:>6} {:>6} {:>5} {:>8} {:>6} {:>5} {:>10} {:>8} {:>7} {:>6}"
+           " {:>6} {:>7} {:>5}")
     print(fmt.format(*hdr))
     for r in rows:
         if "crashed" in r:
@@ -142,8 +149,8 @@ def main():
                   f"({r['crashed']} splat lines), no figures")
             continue
         print(fmt.format(r["fault"], t, r["drv"], r["ios"], r["failed"], r["rec"], r["stale"],
-                         r["replaced"], r["reused"], r["leaks"], r["verr"], r["atfail"], r["splats"],
-                         r["written"], r["checked"], r["secs"]))
+                         r["replaced"], r["reused"], r["leaks"], r["verr"], r["atfail"], r["ateof"],
+                         r["splats"], r["written"], r["checked"], r["secs"]))
     for r in rows:
         if "crashed" in r:
             continue

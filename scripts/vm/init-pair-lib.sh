@@ -196,14 +196,23 @@ pair_wrote() { [ "$(drv_written_mib)" -ge "$1" ]; }
 # those too, and it logs only some failed writes - so the application was
 # never told they were written.  A file named pair.N is job N's (NFS); a
 # shared device's jobs have disjoint offsets.  The count is the last line;
-# before it, for the record, the writes fio saw fail and the failures
-# inside completed writes (the real verify errors).
+# before it, for the record, the writes fio saw fail, the failures at
+# reads that returned 0 bytes, and the failures inside completed writes
+# (the real verify errors).  A read of a disk that was deleted under fio
+# (logout, controller deletion: del_gendisk sets its capacity to 0)
+# returns 0 bytes with no error, and fio verifies the buffer it did not
+# fill - the data of that buffer's previous I/O ("bad header offset X");
+# its completion log shows such a read with size 0.  Those failures are
+# counted apart (the line "eof N" before the count), as EOF, not wrong
+# data.
 pair_fail_hits() {
 	awk -F', ' '
 		FILENAME ~ /_clat\.[0-9]+\.log$/ {
+			j = FILENAME; sub(/.*_clat\./, "", j); sub(/\.log$/, "", j)
 			if ($3 == 1) {
-				j = FILENAME; sub(/.*_clat\./, "", j); sub(/\.log$/, "", j)
 				n++; jo[n] = j - 1; o[n] = $5 + 0; l[n] = $4 + 0
+			} else if ($3 == 0 && $4 == 0) {
+				z[(j - 1) " " ($5 + 0)] = 1
 			}
 			next
 		}
@@ -219,6 +228,19 @@ pair_fail_hits() {
 			if (f ~ /pair\.[0-9]+$/) { jf = f; sub(/.*pair\./, "", jf); jf += 0 }
 			v = $0; sub(/.*requested block: offset=/, "", v); sub(/,.*/, "", v)
 			k = $0; sub(/.*requested block: offset=[0-9]*, length=/, "", k); sub(/[^0-9].*/, "", k)
+			# A read of the run that returned 0 bytes (any job,
+			# unless the file names it).
+			e = 0
+			if (FILENAME !~ /-readback\.err$/) for (key in z) {
+				split(key, kz, " ")
+				if ((jf < 0 || kz[1] == jf) && kz[2] == v + 0)
+					e = 1
+			}
+			if (e) {
+				es = es " " f "@" v "+" k
+				eof++
+				next
+			}
 			for (i = 1; i <= n; i++)
 				if ((jf < 0 || jo[i] == jf) && v + 0 >= o[i] && v + 0 < o[i] + l[i])
 					break
@@ -227,7 +249,9 @@ pair_fail_hits() {
 		}
 		END {
 			print "MRKIT-VM PAIR note: writes completed " n + 0 ", failed:" (ws == "" ? " none" : ws)
+			if (es != "") print "MRKIT-VM PAIR note: verify failures at reads that returned 0 bytes (EOF):" es
 			if (vs != "") print "MRKIT-VM PAIR note: read-back failures inside completed writes:" vs
+			print "eof " eof + 0
 			print never + 0
 		}' /tmp/done-$1_clat.*.log "/tmp/fio-$1.err" "/tmp/fio-$1-readback.err" 2> /dev/null
 }
@@ -274,7 +298,7 @@ pair_inject() {	# fault
 }
 
 pair_step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 l0 at rc fwh state
+	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 l0 at rc fwh feof state
 	local stuck=0 mib=${pair_mib:-8} x0
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
@@ -318,12 +342,13 @@ pair_step() {	# driver fault
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
 	pair_fail_hits "$name" > /tmp/fwh.out
-	sed '$d' /tmp/fwh.out
+	sed '/^eof /d; $d' /tmp/fwh.out
 	fwh=$(tail -n 1 /tmp/fwh.out)
+	feof=$(sed -n 's/^eof //p' /tmp/fwh.out)
 	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
 	pair_trace_off
 	pair_req mark "$f-$d-end"
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_at_eof=$feof verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 	[ $stuck = 0 ]
 }
 

@@ -110,39 +110,6 @@ why_recovery() {
 		END { for (k in n) printf "%s x%d; ", k, n[k] }'
 }
 
-# failed_write_hits RUN: read-back verify failures of fio run RUN at
-# blocks fio never saw written: outside every write that completed without
-# error (fio's completion-latency log of RUN, offsets on: only successful
-# completions are logged).  Those writes failed, or were in flight when a
-# failure ended the job; either way the application was not told they
-# were written, so they are not silent corruption.  The count is the last
-# line; before it, for the record, the writes fio saw fail and the
-# read-back failures inside completed writes (the real verify errors).
-failed_write_hits() {
-	cat /tmp/done-$1_clat.*.log > /tmp/done-$1.all 2> /dev/null
-	awk -F', ' -v done=/tmp/done-$1.all '
-		FILENAME == done { if ($3 == 1) { o[++n] = $5 + 0; l[n] = $4 + 0 } next }
-		/io_u error.*: write offset=/ {
-			w = $0; sub(/.*write offset=/, "", w); sub(/,.*/, "", w)
-			k = $0; sub(/.*buflen=/, "", k); sub(/[^0-9].*/, "", k)
-			ws = ws " " w "+" k
-		}
-		/requested block: offset=/ {
-			v = $0; sub(/.*requested block: offset=/, "", v); sub(/,.*/, "", v)
-			k = $0; sub(/.*requested block: offset=[0-9]*, length=/, "", k); sub(/[^0-9].*/, "", k)
-			for (i = 1; i <= n; i++)
-				if (v + 0 >= o[i] && v + 0 < o[i] + l[i])
-					break
-			if (i <= n) vs = vs " " v "+" k
-			else never++
-		}
-		END {
-			print "MRKIT-VM PAIR note: writes completed " n ", failed:" (ws == "" ? " none" : ws)
-			if (vs != "") print "MRKIT-VM PAIR note: read-back failures inside completed writes:" vs
-			print never + 0
-		}' /tmp/done-$1.all /tmp/fio-$1.err /tmp/fio-$1-readback.err
-}
-
 # on_disk_now: the first bytes now on the namespace at the first read-back
 # failures inside completed writes (a fio header starts with magic acca):
 # zeros mean the write never reached the target; a header means the
@@ -180,7 +147,7 @@ inject() {	# fault
 }
 
 step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh rb0 w0
+	local d=$1 f=$2 name="pair-$t-$2-$1" r0 s0 ts0 l0 pid at rc left state t0 k0 fwh feof rb0 w0
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
 	drv_load "$d"
@@ -232,9 +199,10 @@ step() {	# driver fault
 	rc=$(($(reconnects) - r0))
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
-	failed_write_hits "$name" > /tmp/fwh.out
-	sed '$d' /tmp/fwh.out
+	pair_fail_hits "$name" > /tmp/fwh.out
+	sed '/^eof /d; $d' /tmp/fwh.out
 	fwh=$(tail -n 1 /tmp/fwh.out)
+	feof=$(sed -n 's/^eof //p' /tmp/fwh.out)
 	on_disk_now
 	delete_ctrls
 	ulp_wait 300 no_ctrl || fail "controller not gone after $f ($d)"
@@ -242,7 +210,7 @@ step() {	# driver fault
 	left=$(mrs_left)
 	pair_trace_off
 	pair_req mark "$f-$d-end"
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_at_eof=$feof verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 }
 
 initiator() {
