@@ -22,6 +22,9 @@
 # are the initiator's own.
 #   check  one short fault of each kind, mrkit's driver only
 #   full   every fault, the stock driver and mrkit's
+# An initiator that crashes inside a step (its qemu quits on the panic) is
+# booted again, at most twice, for the steps after it; the host notes the
+# crash for the report (a failed row with no figures).
 # Per-ULP pieces: scripts/ulp/ULP.sh (ulp.sh's hook: the build, ULP_MODS,
 # ULP_MEM, ULP_CMDLINE) and scripts/vm/init-pair-ULP.sh (the guests' /init,
 # with pair_role=target|initiator, pair_steps=DRIVER:FAULT,...).  The
