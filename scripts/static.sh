@@ -58,6 +58,10 @@ if grep -rnE 'EXPORT_SYMBOL(_GPL)?\(' --include='*.c' mrpool frwr sigmr; then
 	fail=1
 fi
 
+# The fault report's rules on made-up logs (EOF reads, crashed steps,
+# the stock/mrkit comparison).
+"$proj/scripts/ulp/pair-selftest.sh" || { echo "static: fault report rules: FAILED"; fail=1; }
+
 make -C "$kdir" M="$proj" CONFIG_MRKIT=m clean > /dev/null 2>&1 || true
 if ! make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m W=1 C=2 modules \
 	> "$out/oot-build.log" 2>&1; then

@@ -117,6 +117,7 @@ why_recovery() {
 on_disk_now() {
 	local o n=0
 	for o in $(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out); do
+		o=${o#*@}	# FILE@OFFSET+LENGTH (pair_fail_hits)
 		n=$((n + 1))
 		[ $n -le 6 ] || break
 		say "PAIR note: on the disk now at ${o%+*}: $(dd if="$DEV" bs=512 \

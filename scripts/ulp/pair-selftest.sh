@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The fault report's own rules, on made-up logs (make check's static
+# step): pair_fail_hits (init-pair-lib.sh) sorts read-back verify failures
+# into EOF reads (0-byte reads of a deleted disk), failed writes and the
+# real ones inside completed writes; pair-report.py turns a step the
+# initiator crashed in into a failed row without a FAULT2 line;
+# faults-ab.py counts the steps by which driver failed.
+set -euo pipefail
+
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" /tmp/done-selftest$$_clat.* /tmp/fio-selftest$$*.err' EXIT
+bad=0
+expect() {	# what, got, want
+	if [ "$2" != "$3" ]; then
+		echo "pair-selftest: $1: got '$2', want '$3'"
+		bad=1
+	fi
+}
+
+# pair_fail_hits: job 1 completed writes at 3195904 (4 KiB) and 11578368
+# (16 KiB); a 0-byte read at 3195904; job 2 a 0-byte read at 9766912 and
+# a write there.  The run's failures: 3195904 (EOF), 11578368 (inside),
+# 9766912 (EOF), 5000000 (no write: a failed one); the read-back's at
+# 9766912 is inside a completed write, not EOF (a read-back read is not
+# the run's).
+n=selftest$$
+printf '1, 100, 1, 4096, 3195904\n2, 100, 0, 0, 3195904\n3, 100, 1, 16384, 11578368\n' \
+	> "/tmp/done-${n}_clat.1.log"
+printf '4, 100, 0, 0, 9766912\n5, 100, 1, 4096, 9766912\n' > "/tmp/done-${n}_clat.2.log"
+v='fio: verify: bad header offset 1, wanted 2 at file /dev/sda offset %s, length 512 (requested block: offset=%s, length=%s)\n'
+# shellcheck disable=SC2059
+{ printf "$v" 3195904 3195904 4096; printf "$v" 11578368 11578368 16384
+  printf "$v" 9766912 9766912 4096; printf "$v" 5000000 5000000 4096; } > "/tmp/fio-$n.err"
+# shellcheck disable=SC2059
+printf "$v" 9766912 9766912 4096 > "/tmp/fio-$n-readback.err"
+sed -n '/^pair_fail_hits() {/,/^}/p' "$proj/scripts/vm/init-pair-lib.sh" > "$tmp/f.sh"
+echo "pair_fail_hits $n" >> "$tmp/f.sh"
+sh "$tmp/f.sh" > "$tmp/out"
+expect "pair_fail_hits: EOF count" "$(sed -n 's/^eof //p' "$tmp/out")" 2
+expect "pair_fail_hits: outside completed writes" "$(tail -n 1 "$tmp/out")" 1
+expect "pair_fail_hits: inside completed writes" \
+	"$(sed -n 's/.*inside completed writes://p' "$tmp/out")" \
+	" /dev/sda@11578368+16384 /dev/sda@9766912+4096"
+
+# pair-report.py: both steps crashed; a failed row each, no FAULT2 line.
+{ echo "MRKIT-HOST crashed linkdown stock 3"; echo "MRKIT-HOST crashed linkdown mrkit 4"; } \
+	> "$tmp/all.log"
+: > "$tmp/target.log"
+rc=0
+python3 "$proj/scripts/ulp/pair-report.py" iser rxe stock:linkdown,mrkit:linkdown \
+	"$tmp/all.log" "$tmp/target.log" > "$tmp/rep" || rc=$?
+expect "pair-report: exit" "$rc" 1
+expect "pair-report: FAULT2 lines" "$(grep -c '^FAULT2' "$tmp/rep" || true)" 0
+expect "pair-report: crashed rows" "$(grep -c 'the initiator crashed (' "$tmp/rep" || true)" 4
+
+# faults-ab.py: loss5 ok with both, linkdown failed with both, logout
+# failed with mrkit only.
+cat > "$tmp/faults.out" <<'LOG'
+=== faults: iser over rxe (full)
+pair: iser built and packed in 1 s; rxe, full: stock:loss5,mrkit:loss5,stock:linkdown,mrkit:linkdown,stock:logout,mrkit:logout
+FAULT2 iser rxe loss5 stock ios=1 failed=0 reconnects=0 stale=0 leaks=0 verify_errors=0 splats=0
+FAULT2 iser rxe loss5 mrkit ios=1 failed=0 reconnects=0 stale=0 leaks=0 verify_errors=0 splats=0
+FAULT2 iser rxe logout stock ios=1 failed=0 reconnects=0 stale=0 leaks=0 verify_errors=0 splats=0
+FAULT2 iser rxe logout mrkit ios=1 failed=0 reconnects=0 stale=0 leaks=1 verify_errors=0 splats=0
+pair-report: FAILED: linkdown stock: the initiator crashed
+pair-report: FAILED: linkdown mrkit: the initiator crashed
+pair-report: FAILED: logout mrkit: 1 leaked
+LOG
+rc=0
+python3 "$proj/scripts/ulp/faults-ab.py" "$tmp/faults.out" > "$tmp/ab" || rc=$?
+expect "faults-ab: exit" "$rc" 1
+expect "faults-ab: count" "$(sed -n 's/^faults: 3 steps: //p' "$tmp/ab")" \
+	"both ok 1, both failed 1, mrkit only failed 1, stock only failed 0, missing 0, one driver only 0 (of which mrkit failed 0)"
+
+[ $bad = 0 ] && echo "static: fault report rules (pair-selftest): ok"
+exit $bad
