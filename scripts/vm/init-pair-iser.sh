@@ -90,6 +90,7 @@ target() {
 	else
 		say "PAIR note: LIO teardown did not finish in 60 s"
 	fi
+	pair_log_check
 	say "PAIR target end splats=$(($(ulp_splats) - s_start)) unload=$m"
 	poweroff -f
 }

@@ -30,6 +30,8 @@
 #                       marked stale (must be 0); overrun: events the ring
 #                       lost (reused is then not proven)
 #   pair_pools          POOLS: mrkit's debugfs counters over the live pools
+#   pair_log_check      fail the run if the kernel log has wrapped: the
+#                       reconnect, splat and leak counts read dmesg
 #   pair_serve_until_stop
 #                       (target) wait for the host's /ctl/stop, bounded
 
@@ -46,6 +48,11 @@ pair_net() {
 	mkdir -p /ctl
 	mount -t 9p -o trans=virtio,version=9p2000.L,ro ctl /ctl ||
 		fail "9p mount of the control share"
+}
+
+pair_log_check() {
+	ulp_log_intact ||
+		fail "the kernel log wrapped (log_buf_len): its counts are not to be trusted"
 }
 
 pair_req() {
@@ -348,6 +355,7 @@ pair_step() {	# driver fault
 	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
 	pair_trace_off
 	pair_req mark "$f-$d-end"
+	pair_log_check
 	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_at_eof=$feof verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 	[ $stuck = 0 ]
 }

@@ -81,6 +81,7 @@ target() {
 	ulp_wait 300 rmmod rpcrdma 2> /dev/null && rmmod nfsd && m=ok
 	umount /var/lib/nfs/v4recovery
 	umount $SRV || say "PAIR note: umount $SRV failed"
+	pair_log_check
 	say "PAIR target end splats=$(($(ulp_splats) - s_start)) unload=$m"
 	poweroff -f
 }

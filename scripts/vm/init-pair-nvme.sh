@@ -57,6 +57,7 @@ target() {
 	echo 0 > $N/enable
 	rmdir $N $S $C/ports/1 || say "PAIR note: nvmet configfs teardown failed"
 	rmmod nvmet_rdma && rmmod nvmet && m=ok || m=failed
+	pair_log_check
 	say "PAIR target end splats=$(($(ulp_splats) - s_start)) unload=$m"
 	poweroff -f
 }
@@ -211,6 +212,7 @@ step() {	# driver fault
 	left=$(mrs_left)
 	pair_trace_off
 	pair_req mark "$f-$d-end"
+	pair_log_check
 	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$fwh verify_at_eof=$feof verify_inside=$(sed -n 's/.*read-back failures inside completed writes://p' /tmp/fwh.out | wc -w) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 }
 

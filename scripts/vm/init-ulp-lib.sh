@@ -14,6 +14,8 @@
 #   ulp_wait N CMD...   run CMD every 0.1 s until it succeeds, at most N
 #                       times; returns CMD's last status
 #   ulp_splats          kernel splats in dmesg so far
+#   ulp_log_intact      true while dmesg still starts at the boot banner
+#                       (counts taken from dmesg hold only while it does)
 #   ulp_mrkit_leaks     descriptors mrkit reported still in use when a
 #                       pool was destroyed, plus in_use and stale of the
 #                       pools alive now
@@ -91,6 +93,8 @@ ulp_wait() {
 ulp_splats() {
 	dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|list_(add|del) corruption|refcount_t:'
 }
+
+ulp_log_intact() { dmesg | head -n 1 | grep -q 'Linux version'; }
 
 ulp_mrkit_stat() {
 	cat /sys/kernel/debug/mrkit/*/stats 2>/dev/null |

@@ -30,7 +30,10 @@
 # with pair_role=target|initiator, pair_steps=DRIVER:FAULT,...).  The
 # verdict: scripts/ulp/pair-report.py.  Logs: .check/ulp-pair-ULP-T-MODE-*.
 # PAIR_BUILD_ONLY=1 stops before the boot; PAIR_DISK_MB sizes the namespace;
-# PAIR_STEPS=DRIVER:FAULT,... replaces the schedule.
+# PAIR_STEPS=DRIVER:FAULT,... replaces the schedule.  PAIR_PCAP=DIR
+# records the wire's headers (qemu's filter-dump on each guest's netdev,
+# 128 bytes of each frame) in DIR/ROLE-BOOT.pcap, for
+# scripts/ulp/roce-pcap.py.
 # ULP is nvme, iser (LIO + ib_isert against ib_iser; the deletion fault
 # is an iscsiadm logout) or nfs (knfsd over RDMA on an ext4 the host makes,
 # against xprtrdma; the deletion fault is "umount -f"); iser and nfs share
@@ -125,6 +128,7 @@ rm -f "$logs"-*
 ilog=$logs-initiator.log
 tboot=0
 tlog=
+pcaps=0
 pids=()
 
 cleanup() {
@@ -156,6 +160,11 @@ qemu() {
 		extra=(-virtfs "local,path=$fio,mount_tag=host,security_model=none,readonly=on")
 	fi
 	rm -f "$run/$role.dg" "$run/$role.mon" "$run/$role.pid"
+	if [ -n "${PAIR_PCAP:-}" ]; then
+		mkdir -p "$PAIR_PCAP"
+		pcaps=$((pcaps + 1))
+		extra+=(-object "filter-dump,id=dump,netdev=wire,file=$PAIR_PCAP/$role-$pcaps.pcap,maxlen=128")
+	fi
 	nice -n 10 timeout "$budget" qemu-system-x86_64 -accel tcg -m "$ULP_MEM" -smp 2 \
 		-display none -no-reboot -nic none -serial "file:$2" \
 		-monitor "unix:$run/$role.mon,server=on,wait=off" -pidfile "$run/$role.pid" \
@@ -164,7 +173,7 @@ qemu() {
 		-device "virtio-net-pci,netdev=wire,mac=$mac" \
 		-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,readonly=on" \
 		"${extra[@]}" \
-		-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_mode=$mode pair_role=$role pair_steps=$isteps $knobs $ULP_CMDLINE" \
+		-append "console=ttyS0 panic=-1 quiet log_buf_len=64M mrkit_transport=$transport mrkit_mode=$mode pair_role=$role pair_steps=$isteps $knobs $ULP_CMDLINE" \
 		< /dev/null > "$2.qemu" 2>&1 &
 	qpid=$!
 	pids+=("$qpid")
