@@ -6,7 +6,8 @@
 # into EOF reads (0-byte reads of a deleted disk), failed writes and the
 # real ones inside completed writes; pair-report.py turns a step the
 # initiator crashed in into a failed row without a FAULT2 line;
-# faults-ab.py counts the steps by which driver failed.
+# faults-ab.py counts the steps by which driver failed; roce-pcap.py
+# sums up a capture's RoCE headers.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +75,49 @@ python3 "$proj/scripts/ulp/faults-ab.py" "$tmp/faults.out" > "$tmp/ab" || rc=$?
 expect "faults-ab: exit" "$rc" 1
 expect "faults-ab: count" "$(sed -n 's/^faults: 3 steps: //p' "$tmp/ab")" \
 	"both ok 1, both failed 1, mrkit only failed 1, stock only failed 0, missing 0, one driver only 0 (of which mrkit failed 0)"
+
+# roce-pcap.py on a made-up capture: the initiator connects, the target
+# reads 2 KiB at psn 100 three times (two retries) and 1 KiB at psn 102
+# once, two response packets come back, the initiator sends an RNR NAK
+# on psn 102 and a remote access NAK on psn 100, the target disconnects.
+python3 - "$tmp/w.pcap" <<'PY'
+import struct
+import sys
+
+f = open(sys.argv[1], 'wb')
+f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+
+
+def frame(t, src, dst, op, qp, psn, rest):
+    bth = bytes([op, 0, 0xff, 0xff, 0]) + qp.to_bytes(3, 'big') + \
+        bytes([0]) + psn.to_bytes(3, 'big')
+    udp = struct.pack('>HHHH', 49152, 4791, 8 + len(bth) + len(rest), 0)
+    ip = bytes([0x45, 0]) + struct.pack('>H', 20 + len(udp) + len(bth) + len(rest)) + \
+        bytes([0, 0, 0, 0, 64, 17, 0, 0]) + bytes(src) + bytes(dst)
+    d = bytes(12) + b'\x08\x00' + ip + udp + bth + rest
+    f.write(struct.pack('<IIII', t, 0, len(d), len(d)) + d)
+
+
+T, I = (10, 98, 0, 1), (10, 98, 0, 2)
+mad = bytes(8) + bytes(16)
+frame(1, I, T, 0x64, 1, 0, mad + struct.pack('>H', 0x10) + bytes(30))
+for t in (2, 3, 4):
+    frame(t, T, I, 12, 17, 100, struct.pack('>QII', 0x1000, 7, 2048))
+frame(4, T, I, 12, 17, 102, struct.pack('>QII', 0x1800, 7, 1024))
+frame(5, I, T, 13, 18, 100, bytes([0x1f, 0, 0, 1]) + bytes(64))
+frame(5, I, T, 15, 18, 101, bytes([0x1f, 0, 0, 1]) + bytes(64))
+frame(6, I, T, 17, 18, 102, bytes([0x20, 0, 0, 1]))
+frame(6, I, T, 17, 18, 100, bytes([0x62, 0, 0, 1]))
+frame(7, T, I, 0x64, 1, 0, mad + struct.pack('>H', 0x15) + bytes(30))
+PY
+python3 "$proj/scripts/ulp/roce-pcap.py" "$tmp/w.pcap" > "$tmp/w" 2>&1 || true
+expect "roce-pcap: connections" "$(sed -n 's/^  connections: //p' "$tmp/w")" \
+	"DREQ from the target 1, REQ from the initiator 1"
+expect "roce-pcap: READs" "$(sed -n 's/^  READ work requests: //p' "$tmp/w")" \
+	"2 distinct, 4 requests (x2.0), 2 response packets (1 per distinct request)"
+expect "roce-pcap: NAKs" "$(sed -n 's/^  NAKs: //p' "$tmp/w")" \
+	"NAK remote access from the initiator to a READ 1, RNR NAK from the initiator to a READ 1"
+expect "roce-pcap: segments" "$(sed -n 's/^  pages per rkey read: //p' "$tmp/w")" "1 x1"
 
 [ $bad = 0 ] && echo "static: fault report rules (pair-selftest): ok"
 exit $bad
