@@ -334,6 +334,7 @@ pair_step() {	# driver fault
 		pair_stuck "fio still running after $f ($d)"
 		drv_delete
 		pair_wait_pid "$(cat /tmp/step.pid)" 60 || stuck=1
+		[ $stuck = 0 ] || pair_stuck "fio still running 60 s after the deletion fault ($d)"
 	fi
 	pair_netem_off
 	[ $stuck = 1 ] || cat /tmp/$name.out
