@@ -49,6 +49,16 @@
  * the pool.  A new connection starts with a new pool: nothing registered
  * on an old connection can be reused.  An empty pool is -EAGAIN: the RPC
  * waits for buffer space and mrkit's refill notification wakes it.
+ *
+ * Who serializes what
+ * -------------------
+ * A chunk is the RPC's: marshalling and frwr_send() run under the
+ * transport send lock, the reply's frwr_unmap_async() and its completion
+ * with the rqst pinned, frwr_unmap_sync() once the RPC is released.  The
+ * one outsider is a disconnect (connect worker, autoclose), which
+ * releases every handle and so every live chunk, and may do so while a
+ * killed RPC is released: frwr_mk_chunk_drop() lets one of the two
+ * finish the chunk and makes the other wait for it.
  */
 
 #include <linux/sunrpc/svc_rdma.h>
@@ -63,6 +73,7 @@ enum {
 	FRWR_MK_MAPPED,		/* segments handed out, REG_MRs not posted */
 	FRWR_MK_POSTED,		/* REG_MRs posted with (or ahead of) a Send */
 	FRWR_MK_INVALIDATING,	/* mrkit_io_invalidate() issued */
+	FRWR_MK_DROPPING,	/* one context is in frwr_mk_chunk_drop() */
 };
 
 /* Chunk slots in struct rpcrdma_req. */
@@ -101,15 +112,41 @@ static void frwr_mk_free_handles(struct rpcrdma_req *req, bool keep_posted)
  * registrations are given back, posted ones invalidated and waited for
  * (on a dead QP the flushes complete them and mrkit retires the
  * descriptors).  Returns 0 or mrkit's error.
+ *
+ * Two contexts can get here for one chunk at once: the release of its
+ * RPC (xprt_rdma_free() -> frwr_unmap_sync()) and a disconnect, which
+ * releases the handles of every request (frwr_mr_release()) without the
+ * request's owner.  mrkit wants one caller per I/O, so the first claims
+ * the chunk (MAPPED or POSTED -> DROPPING) and the other waits until it
+ * is idle: neither returns while the chunk's keys may be live, and the
+ * pool is not torn down under a waiter.  A disconnect that waits says
+ * again that the QP is drained (@drained), in case the winner's post
+ * failed after it last did and parked descriptors that only that call
+ * releases.
  */
-static int frwr_mk_chunk_drop(struct rpcrdma_ep *ep, struct rpcrdma_mkchunk *c)
+static int frwr_mk_chunk_drop(struct rpcrdma_ep *ep, struct rpcrdma_mkchunk *c,
+			      bool drained)
 {
-	int ret;
+	int old, ret;
 
-	if (c->mc_state == FRWR_MK_IDLE || c->mc_state == FRWR_MK_INVALIDATING)
-		return 0;
+	for (;;) {
+		old = READ_ONCE(c->mc_state);
+		if (old == FRWR_MK_IDLE || old == FRWR_MK_INVALIDATING)
+			return 0;
+		if (old != FRWR_MK_DROPPING) {
+			if (cmpxchg(&c->mc_state, old, FRWR_MK_DROPPING) == old)
+				break;
+			continue;
+		}
+		if (drained && ep->re_mkpool)
+			mrkit_pool_qp_drained(ep->re_mkpool);
+		wait_var_event_timeout(&c->mc_state,
+				       READ_ONCE(c->mc_state) != FRWR_MK_DROPPING,
+				       HZ);
+	}
 	ret = mrkit_io_invalidate_sync(&c->mc_io, ep->re_id->qp);
-	c->mc_state = FRWR_MK_IDLE;
+	smp_store_release(&c->mc_state, FRWR_MK_IDLE);
+	wake_up_var(&c->mc_state);
 	return ret == -EINVAL ? 0 : ret;
 }
 
@@ -217,7 +254,7 @@ void frwr_mr_release(struct rpcrdma_mr *mr)
 	if (ep && ep->re_mkpool)
 		mrkit_pool_qp_drained(ep->re_mkpool);
 	if (ep && mr->mr_mkc)
-		frwr_mk_chunk_drop(ep, mr->mr_mkc);
+		frwr_mk_chunk_drop(ep, mr->mr_mkc, true);
 	mr->mr_mkc = NULL;
 	if (ep && ep->re_write_pad_mr == mr) {
 		mrkit_io_invalidate_sync(&ep->re_mkwp_io, ep->re_id->qp);
@@ -386,7 +423,7 @@ static int frwr_mk_chunk_map(struct rpcrdma_xprt *r_xprt,
 	if (c->mc_state != FRWR_MK_IDLE) {
 		struct rpcrdma_mr *mr, *tmp;
 
-		frwr_mk_chunk_drop(ep, c);
+		frwr_mk_chunk_drop(ep, c, false);
 		list_for_each_entry_safe(mr, tmp, &req->rl_registered, mr_list)
 			if (mr->mr_mkc == c) {
 				list_del_init(&mr->mr_list);
@@ -604,10 +641,10 @@ void frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
 	int i, err = 0;
 
 	for (i = 0; i < ARRAY_SIZE(req->rl_mkc); i++) {
-		if (req->rl_mkc[i].mc_state == FRWR_MK_IDLE)
+		if (READ_ONCE(req->rl_mkc[i].mc_state) == FRWR_MK_IDLE)
 			continue;
 		r_xprt->rx_stats.local_inv_needed++;
-		err = frwr_mk_chunk_drop(ep, &req->rl_mkc[i]) ?: err;
+		err = frwr_mk_chunk_drop(ep, &req->rl_mkc[i], false) ?: err;
 	}
 	frwr_mk_free_handles(req, false);
 	if (err)
