@@ -130,7 +130,8 @@ static int frwr_mk_chunk_drop(struct rpcrdma_ep *ep, struct rpcrdma_mkchunk *c,
 	int old, ret;
 
 	for (;;) {
-		old = READ_ONCE(c->mc_state);
+		/* IDLE is stored with release once the I/O is finished. */
+		old = smp_load_acquire(&c->mc_state);
 		if (old == FRWR_MK_IDLE || old == FRWR_MK_INVALIDATING)
 			return 0;
 		if (old != FRWR_MK_DROPPING) {
@@ -145,6 +146,11 @@ static int frwr_mk_chunk_drop(struct rpcrdma_ep *ep, struct rpcrdma_mkchunk *c,
 				       HZ);
 	}
 	ret = mrkit_io_invalidate_sync(&c->mc_io, ep->re_id->qp);
+	/*
+	 * The chunk is idle only once mrkit is done with it: a waiter that
+	 * sees IDLE also sees the I/O finished (pairs with the
+	 * smp_load_acquire() above).
+	 */
 	smp_store_release(&c->mc_state, FRWR_MK_IDLE);
 	wake_up_var(&c->mc_state);
 	return ret == -EINVAL ? 0 : ret;
