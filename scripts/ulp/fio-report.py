@@ -45,10 +45,15 @@ def runs(path):
                 meta = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in meta.items()}
                 continue
             if cur and re.search(r"MRKIT-FIO-END " + re.escape(cur) + r"\b", line):
+                # A name run again (a step repeated) keeps each run:
+                # NAME, NAME#2, NAME#3, ...
+                key, n = cur, 2
+                while key in out:
+                    key, n = f"{cur}#{n}", n + 1
                 try:
-                    out[cur] = summarize(json.loads("\n".join(buf)), meta)
+                    out[key] = summarize(json.loads("\n".join(buf)), meta)
                 except (ValueError, KeyError) as e:
-                    out[cur] = dict(meta, parse_error=str(e))
+                    out[key] = dict(meta, parse_error=str(e))
                 cur = None
                 continue
             if cur and not TS.match(line):

@@ -55,18 +55,25 @@ def main():
     tlogs = sys.argv[5:]
     runs = fio_report.runs(ilog)
     text = open(ilog, errors="replace").read()
+    # Each step's facts in schedule order; a step repeated (PAIR_STEPS)
+    # has one entry per run, and its fio runs are NAME, NAME#2, ...
     facts = {}
     for m in re.finditer(r"MRKIT-VM PAIR fault (\S+) (\S+) (\S+) ((?:\w+=-?\d+ ?)+)", text):
         kv = dict(x.split("=") for x in m.group(4).split())
-        facts[(m.group(2), m.group(3))] = {k: int(v) for k, v in kv.items()}
+        facts.setdefault((m.group(2), m.group(3)), []).append(
+            {k: int(v) for k, v in kv.items()})
     # Steps the initiator did not survive (pair.sh booted it again for the
     # rest of the schedule): "MRKIT-HOST crashed FAULT DRIVER SPLATS".
     crashes = {(m.group(1), m.group(2)): int(m.group(3))
                for m in re.finditer(r"MRKIT-HOST crashed (\S+) (\S+) (\d+)", text)}
-    bad, rows = [], []
+    bad, rows, seen = [], [], {}
     for step in steps.split(","):
         drv, fault = step.split(":")
-        g = facts.get((fault, drv))
+        nth = seen.get((fault, drv), 0)
+        seen[(fault, drv)] = nth + 1
+        sfx = f"#{nth + 1}" if nth else ""
+        g = (facts.get((fault, drv)) or [])[nth:nth + 1]
+        g = g[0] if g else None
         if g is None and (fault, drv) in crashes:
             # Nothing measured but the crash: a row in the table, no
             # FAULT2 line (its numbers would not be measured ones).
@@ -74,8 +81,8 @@ def main():
             bad.append(f"{fault} {drv}: the initiator crashed ({crashes[(fault, drv)]} "
                        f"splat lines on its console); the rest of the schedule ran on a new boot")
             continue
-        run = runs.get(f"pair-{t}-{fault}-{drv}")
-        rb = runs.get(f"pair-{t}-{fault}-{drv}-readback")
+        run = runs.get(f"pair-{t}-{fault}-{drv}{sfx}")
+        rb = runs.get(f"pair-{t}-{fault}-{drv}-readback{sfx}")
         if g is None or ((run is None or rb is None) and not g.get("stuck")):
             bad.append(f"{fault} {drv}: row missing (the guest did not finish the step)")
             continue

@@ -57,6 +57,30 @@ expect "pair-report: exit" "$rc" 1
 expect "pair-report: FAULT2 lines" "$(grep -c '^FAULT2' "$tmp/rep" || true)" 0
 expect "pair-report: crashed rows" "$(grep -c 'the initiator crashed (' "$tmp/rep" || true)" 4
 
+# pair-report.py: a step run twice (PAIR_STEPS=mrkit:delay,mrkit:delay)
+# is two rows with each run's own figures, not the last run's twice.
+fio_run() {	# name write_ios read_ios
+	echo "MRKIT-FIO-BEGIN $1 rc=0 verify_errors=0 io_errors=0"
+	printf '{"jobs": [{"read": {"io_bytes": 1048576, "total_ios": %s, "bw": 1, "iops": 1},' "$3"
+	printf ' "write": {"io_bytes": 1048576, "total_ios": %s, "bw": 1, "iops": 1}}]}\n' "$2"
+	echo "MRKIT-FIO-END $1"
+}
+f='leaks=0 splats=0 tsplats=0 stale=5 replaced=5 reused=0 overrun=0 verify_inside=0'
+{ fio_run pair-rxe-delay-mrkit 10 0; fio_run pair-rxe-delay-mrkit-readback 0 7
+  echo "MRKIT-VM PAIR fault rxe delay mrkit reconnects=3 $f"
+  fio_run pair-rxe-delay-mrkit 20 0; fio_run pair-rxe-delay-mrkit-readback 0 9
+  echo "MRKIT-VM PAIR fault rxe delay mrkit reconnects=4 $f"
+  echo "MRKIT-VM PASS pair full"; echo "MRKIT-VM PAIR target ok end_splats=0 unload=ok"; } \
+	> "$tmp/rep2.log"
+rc=0
+python3 "$proj/scripts/ulp/pair-report.py" nfs rxe mrkit:delay,mrkit:delay \
+	"$tmp/rep2.log" "$tmp/target.log" > "$tmp/rep2" || rc=$?
+expect "pair-report: repeated step, exit" "$rc" 0
+expect "pair-report: repeated step, rows" "$(grep '^FAULT2' "$tmp/rep2" | cut -d' ' -f6,7 | paste -sd' ')" \
+	"ios=17 failed=0 ios=29 failed=0"
+expect "pair-report: repeated step, reconnects" \
+	"$(grep -o 'reconnects=[0-9]*' "$tmp/rep2" | paste -sd' ')" "reconnects=3 reconnects=4"
+
 # faults-ab.py: loss5 ok with both, linkdown failed with both, logout
 # failed with mrkit only.
 cat > "$tmp/faults.out" <<'LOG'
