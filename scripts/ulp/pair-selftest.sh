@@ -5,7 +5,8 @@
 # step): pair_fail_hits (init-pair-lib.sh) sorts read-back verify failures
 # into EOF reads (0-byte reads of a deleted disk), failed writes and the
 # real ones inside completed writes; pair-report.py turns a step the
-# initiator crashed in into a failed row without a FAULT2 line;
+# initiator crashed in into a failed row without a FAULT2 line, and gives
+# a step run twice a row per run;
 # faults-ab.py counts the steps by which driver failed; roce-pcap.py
 # sums up a capture's RoCE headers.
 set -euo pipefail
