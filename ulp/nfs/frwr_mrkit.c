@@ -58,7 +58,10 @@
  * one outsider is a disconnect (connect worker, autoclose), which
  * releases every handle and so every live chunk, and may do so while a
  * killed RPC is released: frwr_mk_chunk_drop() lets one of the two
- * finish the chunk and makes the other wait for it.
+ * finish the chunk and makes the other wait for it.  The request's
+ * handle list (rl_registered) is still popped by the disconnect
+ * (verbs.c) and walked by the release without a lock they share, as in
+ * upstream's frwr_ops.c; that window is verbs.c's to close.
  */
 
 #include <linux/sunrpc/svc_rdma.h>
