@@ -120,8 +120,12 @@ def main():
             why.append(f"{g['leaks']} leaked")
         if verr:
             why.append(f"{verr} verify errors")
-        if splats:
-            why.append(f"{splats} splats")
+        # Whose kernel: the initiator runs the driver under test, the
+        # target only the kernel's own target (nothing of mrkit).
+        if g["splats"]:
+            why.append(f"{g['splats']} splats on the initiator")
+        if g["tsplats"]:
+            why.append(f"{g['tsplats']} splats on the target")
         if g["reused"]:
             why.append(f"{g['reused']} REG_MRs of stale MRs")
         if g["overrun"]:

@@ -81,6 +81,12 @@ expect "pair-report: repeated step, rows" "$(grep '^FAULT2' "$tmp/rep2" | cut -d
 	"ios=17 failed=0 ios=29 failed=0"
 expect "pair-report: repeated step, reconnects" \
 	"$(grep -o 'reconnects=[0-9]*' "$tmp/rep2" | paste -sd' ')" "reconnects=3 reconnects=4"
+# A splat says whose console it was on (the target runs nothing of ours).
+sed -i '0,/tsplats=0/{s/ splats=0 tsplats=0/ splats=0 tsplats=1/}' "$tmp/rep2.log"
+python3 "$proj/scripts/ulp/pair-report.py" nfs rxe mrkit:delay,mrkit:delay \
+	"$tmp/rep2.log" "$tmp/target.log" > "$tmp/rep3" || true
+expect "pair-report: a target splat" "$(grep '^pair-report: FAILED' "$tmp/rep3")" \
+	"pair-report: FAILED: delay mrkit: 1 splats on the target"
 
 # faults-ab.py: loss5 ok with both, linkdown failed with both, logout
 # failed with mrkit only.
