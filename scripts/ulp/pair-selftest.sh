@@ -13,7 +13,7 @@ set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" /tmp/done-selftest$$_clat.* /tmp/fio-selftest$$*.err' EXIT
+trap 'rm -rf "$tmp" /tmp/done-selftest${$}_clat.* /tmp/fio-selftest$$*.err' EXIT
 bad=0
 expect() {	# what, got, want
 	if [ "$2" != "$3" ]; then
