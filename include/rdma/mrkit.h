@@ -362,6 +362,13 @@ typedef void (*mrkit_io_done_t)(struct mrkit_io *io, int status);
  *
  * Embedded in the ULP's request; set up by mrkit_io_init().  All fields
  * are mrkit's; a ULP reads them only through the accessors.
+ *
+ * One caller at a time: the ULP serializes its calls on an I/O (mrkit
+ * keeps no lock and no atomic on the I/O's own state; completions are
+ * mrkit's and never race a call).  Where two contexts may both finish
+ * one I/O - a request's release and a connection's teardown - the ULP
+ * decides which one does and makes the other wait until the I/O is
+ * finished.
  */
 struct mrkit_io {
 	/* private: */
