@@ -40,6 +40,9 @@ proj=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MRKIT_CACHE:-/var/cache/mrkit}
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 tree=$("$proj/scripts/prep-tree.sh")
+# shellcheck source=scripts/uml-lock.sh
+. "$proj/scripts/uml-lock.sh"
+uml_lock "$tree"
 build=$cache/build-$ver/normal
 out=$proj/.check
 mkdir -p "$out" "$build"
@@ -54,6 +57,7 @@ iters=${BENCH_ITERS:-100000}
 	--kernel_args=ib_core.force_mr=1 --json="$out/kunit-bench.json" 'mrkit*') \
 	> "$out/bench.log" 2>&1 || { tail -n 30 "$out/bench.log"; exit 1; }
 cp "$build/test.log" "$out/bench-uml.log"
+uml_unlock
 # Every suite ran in this non-debug build (make check runs them in the
 # KASAN/lockdep/UBSAN one): the same verdict as make check's.
 python3 "$proj/scripts/kunit-verdict.py" normal "$out/kunit-bench.json" \

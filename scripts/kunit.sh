@@ -14,6 +14,9 @@ proj=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MRKIT_CACHE:-/var/cache/mrkit}
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 tree=$("$proj/scripts/prep-tree.sh")
+# shellcheck source=scripts/uml-lock.sh
+. "$proj/scripts/uml-lock.sh"
+uml_lock "$tree"
 build=$cache/build-$ver/$variant
 out=$proj/.check
 mkdir -p "$build" "$out"

@@ -3,8 +3,10 @@
 #
 # Prepare a kernel tree for the KUnit runs: unpack Debian's linux-source-6.1
 # into a cache directory outside the clone (keyed by package version; /usr/src
-# is only read), hook mrkit into drivers/infiniband as a drop-in would, and
-# point the drop-in directory at this checkout.  Prints the tree's path.
+# is only read) and hook mrkit into drivers/infiniband as a drop-in would.
+# Prints the tree's path.  The drop-in directory is pointed at a checkout
+# only by scripts/uml-lock.sh, under the tree's lock: the tree and its UML
+# build directories are shared by every checkout on the machine.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,5 +24,4 @@ if [ ! -f "$tree/.mrkit-prepared" ]; then
 	touch "$t/.mrkit-prepared"
 	mv "$cache/src-$ver.tmp" "$cache/src-$ver"
 fi
-ln -sfn "$proj" "$tree/drivers/infiniband/ulp/mrkit"
 echo "$tree"
