@@ -43,7 +43,7 @@ tree=$("$proj/scripts/prep-tree.sh")
 # shellcheck source=scripts/uml-lock.sh
 . "$proj/scripts/uml-lock.sh"
 uml_lock "$tree"
-build=$cache/build-$ver/normal
+build=$(uml_build_dir normal "$proj/kunit/.kunitconfig")
 out=$proj/.check
 mkdir -p "$out" "$build"
 iters=${BENCH_ITERS:-100000}

@@ -19,12 +19,16 @@ tree=$("$proj/scripts/prep-tree.sh")
 # shellcheck source=scripts/uml-lock.sh
 . "$proj/scripts/uml-lock.sh"
 uml_lock "$tree"
-build=$cache/build-$ver/$variant
 out=$proj/.check
-mkdir -p "$build" "$out"
 
 cfg=(--kunitconfig="$proj/kunit/.kunitconfig")
-[ "$variant" = debug ] && cfg+=(--kunitconfig="$proj/kunit/debug.config")
+cfgfiles=("$proj/kunit/.kunitconfig")
+if [ "$variant" = debug ]; then
+	cfg+=(--kunitconfig="$proj/kunit/debug.config")
+	cfgfiles+=("$proj/kunit/debug.config")
+fi
+build=$(uml_build_dir "$variant" "${cfgfiles[@]}")
+mkdir -p "$build" "$out"
 
 log=$out/kunit-$variant.log
 json=$out/kunit-$variant.json

@@ -21,3 +21,24 @@ uml_lock() {
 uml_unlock() {
 	flock -u "$uml_lock_fd"
 }
+
+# uml_build_dir VARIANT CONFIG...: the build directory for a variant built
+# from these config fragments, keyed by their content: checkouts with
+# different configs keep their own objects instead of rebuilding each
+# other's.
+uml_build_dir() {
+	local variant=$1 key dir seed
+	shift
+	key=$(cat "$@" | sha256sum | cut -c1-12)
+	dir=$cache/build-$ver/$variant-$key
+	# A new config starts from the newest build of the variant: kbuild
+	# then rebuilds only what the config change touches.
+	if [ ! -d "$dir" ]; then
+		seed=$(ls -dt "$cache/build-$ver/$variant"* 2>/dev/null | head -n 1)
+		if [ -n "$seed" ]; then
+			rm -rf "$dir.tmp"
+			cp -a "$seed" "$dir.tmp" && mv "$dir.tmp" "$dir"
+		fi
+	fi
+	echo "$dir"
+}
