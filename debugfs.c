@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit debugfs: /sys/kernel/debug/mrkit/<pool>/stats.
+/**
+ * DOC: debugfs
+ *
+ * mrkit debugfs: /sys/kernel/debug/mrkit/<pool>/stats, and with
+ * CONFIG_FAULT_INJECTION_DEBUG_FS the fault-injection knobs of each of
+ * mrkit's fault sites in /sys/kernel/debug/mrkit/faults/<site>/ (the
+ * kernel's fault_attr files: probability, interval, times, ...; see
+ * Documentation/fault-injection/), as failslab has.
  *
  * Normal operation: each pool gets a directory named after it (with a
  * numeric suffix when the name is taken) holding "stats": every counter
- * of mrkit_pool_stats() and how many descriptors are in each state.  The
+ * of mrkit_pool_get_stats() and how many descriptors are in each state.  The
  * directory is removed when the pool is destroyed; removal waits for a
  * read in progress (debugfs_file_get()), and a later read of a file that
  * is still open fails, so a read never sees a freed pool.  Counters are read without
@@ -37,7 +43,7 @@ static int mrkit_stats_show(struct seq_file *m, void *v)
 		return -EIO;
 	n = READ_ONCE(pool->nr_alloc);
 
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	for (i = 0; i < n; i++) {
 		struct mrkit_mr *mr = READ_ONCE(pool->descs[i]);
 
@@ -93,6 +99,17 @@ static const struct file_operations mrkit_stats_fops = {
 void mrkit_debugfs_init(void)
 {
 	mrkit_debugfs_root = debugfs_create_dir("mrkit", NULL);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	{
+		struct dentry *faults = debugfs_create_dir("faults",
+							   mrkit_debugfs_root);
+		int i;
+
+		for (i = 0; i < MRKIT_FAULT_NR_SITES; i++)
+			fault_create_debugfs_attr(mrkit_fault_site_names[i],
+						  faults, &mrkit_fault_attrs[i]);
+	}
+#endif
 }
 
 void mrkit_debugfs_exit(void)

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit module glue.
+/**
+ * DOC: The module
  *
- * Normal operation: load time only creates the descriptor slab cache and
- * mrkit's workqueue (pool growth, stale-descriptor replacement, reaping
- * of destroyed pools); pools are created by ULPs.
- * Recovery: every pool is destroyed by its ULP before the ULP (which holds
- * a reference on this module) can be unloaded; destroying the workqueue
- * at exit drains any reaping still queued.
+ * Loading mrkit creates the descriptor slab caches (one cache line per
+ * plain descriptor), mrkit's workqueue (pool growth and the replacement
+ * of retired descriptors) and the debugfs directory; pools are created by
+ * ULPs.  Every pool is destroyed by its ULP - and mrkit_pool_destroy()
+ * returns only once nothing of the pool is left - before the ULP, which
+ * holds a reference on this module, can be unloaded: at exit there is
+ * nothing to wait for.
  */
 
 #include <linux/module.h>
@@ -17,7 +18,7 @@
 
 #include "mrkit_priv.h"
 
-/* Pool growth, stale replacement and dead-pool reaping run here. */
+/* Pool growth and the replacement of retired descriptors run here. */
 struct workqueue_struct *mrkit_wq;
 EXPORT_SYMBOL_IF_KUNIT(mrkit_wq);
 
@@ -27,10 +28,12 @@ struct kmem_cache *mrkit_sig_mr_cache;
 
 static int __init mrkit_init(void)
 {
-	mrkit_mr_cache = KMEM_CACHE(mrkit_mr, 0);
+	BUILD_BUG_ON(sizeof(struct mrkit_mr) > L1_CACHE_BYTES &&
+		     L1_CACHE_BYTES >= 64);
+	mrkit_mr_cache = KMEM_CACHE(mrkit_mr, SLAB_HWCACHE_ALIGN);
 	if (!mrkit_mr_cache)
 		return -ENOMEM;
-	mrkit_sig_mr_cache = KMEM_CACHE(mrkit_sig_mr, 0);
+	mrkit_sig_mr_cache = KMEM_CACHE(mrkit_sig_mr, SLAB_HWCACHE_ALIGN);
 	if (!mrkit_sig_mr_cache)
 		goto out_mr_cache;
 	mrkit_wq = alloc_workqueue("mrkit", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);

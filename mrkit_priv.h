@@ -7,13 +7,71 @@
 #define _MRKIT_PRIV_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/fault-inject.h>
 #include <linux/llist.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/mrkit.h>
+
+/*
+ * Fault sites: every allocation mrkit makes itself, its MR allocations
+ * and its DMA mapping ask mrkit_fault() first.  Other verbs calls are
+ * failed by the KUnit fake device.  Keep mrkit_fault_site_names[] in
+ * step: the fault-matrix suite enumerates it.
+ */
+enum mrkit_fault_site {
+	MRKIT_FAULT_POOL_ALLOC,
+	MRKIT_FAULT_DESCS_ALLOC,
+	MRKIT_FAULT_DESC_ALLOC,
+	MRKIT_FAULT_RKEY_INDEX,
+	MRKIT_FAULT_DMA_MAP,
+	MRKIT_FAULT_ALLOC_MR,
+	MRKIT_FAULT_NR_SITES
+};
+
+#if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
+/*
+ * Locked read-modify-write operations mrkit performed (make bench's
+ * ATOMICS lines); every atomic RMW in mrkit is annotated with mrkit_rmw(),
+ * counted only in builds with CONFIG_MRKIT_COUNT_RMW (the sanitizer KUnit
+ * build), never in the build the benchmark times.  A plain counter: the
+ * counting test reads it from one thread on UML.
+ */
+extern unsigned long mrkit_rmw_ops;
+extern atomic_t mrkit_live_objects;
+#define mrkit_count_obj(delta)	atomic_add(delta, &mrkit_live_objects)
+#else
+#define mrkit_count_obj(delta)	do { } while (0)
+#endif
+#if IS_ENABLED(CONFIG_MRKIT_COUNT_RMW)
+#define mrkit_rmw(n)		(mrkit_rmw_ops += (n))
+#else
+#define mrkit_rmw(n)		do { } while (0)
+#endif
+
+/*
+ * Fault injection on the kernel's framework (CONFIG_FAULT_INJECTION):
+ * one fault_attr per site, under /sys/kernel/debug/mrkit/ with
+ * CONFIG_FAULT_INJECTION_DEBUG_FS, as failslab's.  Without it, never.
+ */
+extern const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES];
+#ifdef CONFIG_FAULT_INJECTION
+extern struct fault_attr mrkit_fault_attrs[MRKIT_FAULT_NR_SITES];
+static inline bool mrkit_fault(enum mrkit_fault_site site)
+{
+	return should_fail(&mrkit_fault_attrs[site], 1);
+}
+#else
+static inline bool mrkit_fault(enum mrkit_fault_site site)
+{
+	return false;
+}
+#endif
 
 /**
  * enum mrkit_mr_state - life of one descriptor
@@ -28,6 +86,9 @@
  *	registration state is unknown, so it is never reused.
  * @MRKIT_MR_RETIRING: a stale descriptor given back; its MR is being
  *	deregistered and replaced.
+ * @MRKIT_MR_CACHED: kept by an idle I/O for its next map
+ *	(%MRKIT_POOL_IO_CACHE): in use for the pool's counts, taken back by
+ *	mrkit_pool_destroy().
  * @MRKIT_MR_NR_STATES: number of states.
  */
 enum mrkit_mr_state {
@@ -38,6 +99,7 @@ enum mrkit_mr_state {
 	MRKIT_MR_INVALIDATING,
 	MRKIT_MR_STALE,
 	MRKIT_MR_RETIRING,
+	MRKIT_MR_CACHED,
 	MRKIT_MR_NR_STATES
 };
 
@@ -50,48 +112,81 @@ enum mrkit_mr_state {
  * @idx: slot in &mrkit_pool.descs.
  * @next_free: free-stack link, meaningful only while %MRKIT_MR_FREE.
  * @dev_valid: the device holds a valid registration under @inv_key (a
- *	REG_MR was posted and no invalidation has completed since).
+ *	REG_MR was handed to ib_post_send() and no invalidation has
+ *	completed since).
  * @orphan: a WR on it was posted but its completion can no longer be
  *	awaited (a chain failed to post after it): parked until the QP is
  *	drained.
  * @chained_inv: the chain being posted invalidates its old key first.
  * @pi_unchecked: an integrity registration was posted and its signature
  *	status has not been read yet.
+ * @peer_visible: the registration under @inv_key grants the peer access
+ *	(a READ chain's sink does only on iWARP).
+ * @key: the key of the current registration, rotated at hand-out
+ *	(a copy of the MR's rkey that stays readable when the MR is
+ *	replaced).
  * @inv_key: the key registered at the device while @dev_valid.
- * @io: the I/O holding it, while it is handed out; kept while the
- *	descriptor is retired (%MRKIT_MR_RETIRING) if that I/O's done() waits
- *	for its MR's deregistration (the rkey fence on error paths).
+ * @io: the I/O holding it, while it is handed out (frwr/'s; the pool
+ *	never reads it).
+ * @fence: while retired (%MRKIT_MR_RETIRING), the fence of an I/O whose
+ *	done() waits for this MR's deregistration, or NULL; shares @io's
+ *	word: a descriptor leaves its I/O before it is retired.
  * @io_next: next descriptor of the same I/O.
  * @retire_node: link on &mrkit_pool.retire_list or .orphan_list; shares
  *	@io_next's word: a descriptor is put back (leaving its I/O, @io_next
  *	cleared) before it can be retired.
- * @reg_cqe: completion entry of its REG_MR.
- * @inv_cqe: completion entry of its LOCAL_INV, or of its RDMA READ.
- * @inv: LOCAL_INV work request (a lazy one is chained before the next
- *	REG_MR); REG_MR and READ WRs are built on the posting stack.
+ * @cqe: completion entry of its unsignaled REG_MR, LOCAL_INV and RDMA
+ *	READ: each reports only a failure, after which the registration's
+ *	state is unknown and the descriptor is retired, whichever WR it was.
+ *	A chain's signaled last WR completes on the I/O's own cqe.  Every
+ *	WR is built on the posting stack.
  *
- * 104 bytes, from its own slab cache (mrkit_mr_cache).
+ * One cache line, from its own slab cache (mrkit_mr_cache).
  */
 struct mrkit_mr {
 	struct ib_mr		*ibmr;
 	struct mrkit_pool	*pool;
 	atomic_t		state;
+	u32			key;
+	u32			inv_key;
 	u16			idx;
 	u16			next_free;
 	bool			dev_valid;
 	bool			orphan;
 	bool			chained_inv;
 	bool			pi_unchecked;
-	u32			inv_key;
-	struct mrkit_io		*io;
+	bool			peer_visible;
+	union {
+		struct mrkit_io		*io;
+		struct mrkit_fence	*fence;
+	};
 	union {
 		struct mrkit_mr		*io_next;
 		struct llist_node	retire_node;
 	};
-	struct ib_cqe		reg_cqe;
-	struct ib_cqe		inv_cqe;
-	struct ib_send_wr	inv;
+	struct ib_cqe		cqe;
+} ____cacheline_aligned_in_smp;
+
+/*
+ * Event counts of a pool, per CPU: incremented without a shared cache
+ * line, summed by mrkit_pool_get_stats().
+ */
+enum mrkit_pool_event {
+	MRKIT_EV_LOCAL_INV,
+	MRKIT_EV_REMOTE_INV,
+	MRKIT_EV_BOGUS_INV,
+	MRKIT_EV_EXHAUSTED,
+	MRKIT_EV_SIG_CHECKS,
+	MRKIT_EV_SIG_ERRORS,
+	MRKIT_EV_SIG_FORCED,
+	MRKIT_EV_NR
 };
+
+struct mrkit_pool_events {
+	u64	n[MRKIT_EV_NR];
+};
+
+#define mrkit_count(pool, ev)	this_cpu_inc((pool)->events->n[ev])
 
 /**
  * struct mrkit_pool - per-connection descriptor pool
@@ -100,11 +195,15 @@ struct mrkit_mr {
  * @descs: descriptor slots, @max_depth long; a slot is written before the
  *	descriptor is first pushed and never cleared while the pool lives.
  * @nr_alloc: slots filled so far (written under @grow_lock).
- * @nr_stale: descriptors in %MRKIT_MR_STALE or %MRKIT_MR_RETIRING.
- * @starved: a getter found the stack empty; the next put wakes waiters.
- * @dead: mrkit_pool_destroy() ran with descriptors outstanding.
+ * @low_free: the fewest free descriptors a get left since the pool last
+ *	grew or replaced a descriptor; a get that goes lower updates
+ *	@high_water (rarely: only new lows are recorded).
  * @high_water: largest in-use count seen.
- * @exhausted: count of failed gets.
+ * @starved: a getter found the stack empty; the next put wakes waiters.
+ * @dying: mrkit_pool_destroy() has begun: puts hand descriptors to it.
+ * @nr_stale: descriptors in %MRKIT_MR_STALE or %MRKIT_MR_RETIRING.
+ * @events: per-CPU event counts.
+ * @iwarp: the device is iWARP (READ responses are placed like writes).
  * @pd: protection domain the MRs belong to.
  * @dev: its device.
  * @mr_type: type of every MR.
@@ -116,26 +215,19 @@ struct mrkit_mr {
  * @flags: &enum mrkit_pool_flags.
  * @grown: descriptors added by growth.
  * @stale_replaced: stale descriptors whose MR was replaced.
- * @remote_inv: registrations the peer invalidated.
- * @local_inv: registrations invalidated by LOCAL_INV / READ_WITH_INV.
- * @bogus_inv: remote invalidations that matched nothing.
- * @sig_checks: signature statuses read.
- * @sig_errors: signature statuses reporting a PI error.
- * @sig_forced: statuses mrkit read because the ULP had not.
  * @no_remote_inv: the peer did not negotiate SEND_WITH_INV
  *	(mrkit_pool_set_remote_inv(); frwr/ decides, the pool only stores it).
  * @rkeys: descriptors by MR index (rkey >> 8), filled when MRs are
  *	allocated so that lookups on the I/O path never allocate.
  * @retire_list: stale descriptors given back, awaiting replacement.
  * @orphan_list: descriptors parked until mrkit_pool_qp_drained().
- * @fence_done: I/Os whose last retired MR was deregistered, their done()
- *	to run once @grow_lock is dropped.
+ * @fence_done: fences whose last retired MR was deregistered, to fall
+ *	once @grow_lock is dropped.
+ * @returned: descriptors put back while mrkit_pool_destroy() runs.
  * @grow_lock: serializes growth, replacement and destroy.
- * @work: growth, replacement and dead-pool reaping.
+ * @work: growth and replacement of retired descriptors.
  * @grow_pending: growth was asked for and has not run yet.
- * @outstanding: after destroy, descriptors not yet given back (written
- *	under @grow_lock by destroy and the reaper).
- * @dead_node: on the list of dead pools the module's reaper frees.
+ * @waiters: mrkit_pool_wait() callers inside the call.
  * @wait: mrkit_pool_wait() sleepers.
  * @notify: optional callback run when a descriptor returns to a starved
  *	pool; @notify_ctx is its argument.
@@ -144,42 +236,42 @@ struct mrkit_mr {
  * @name: copy of &mrkit_pool_attr.name.
  */
 struct mrkit_pool {
+	/* Written by every get and put. */
 	atomic64_t		head ____cacheline_aligned_in_smp;
-	struct mrkit_mr		**descs;
-	u32			nr_alloc;
-	atomic_t		nr_stale;
-	bool			starved;
-	bool			dead;
+	u32			low_free;
 	u32			high_water;
-	atomic64_t		exhausted;
+	bool			starved;
 
-	struct ib_pd		*pd ____cacheline_aligned_in_smp;
+	/* Read on the I/O path, written rarely. */
+	struct mrkit_mr		**descs ____cacheline_aligned_in_smp;
+	struct mrkit_pool_events __percpu *events;
 	struct ib_device	*dev;
+	u32			nr_alloc;
+	u32			flags;
 	enum ib_mr_type		mr_type;
 	u32			pages_per_mr;
+	bool			dying;
+	bool			iwarp;
+	bool			no_remote_inv;
+
+	/* The rest: creation, growth, recovery and destroy. */
+	atomic_t		nr_stale ____cacheline_aligned_in_smp;
+	struct ib_pd		*pd;
 	u32			meta_pages;
 	u32			depth;
 	u32			max_depth;
 	int			node;
-	u32			flags;
 	u32			grown;
 	u64			stale_replaced;
-	atomic64_t		remote_inv;
-	atomic64_t		local_inv;
-	atomic64_t		bogus_inv;
-	atomic64_t		sig_checks;
-	atomic64_t		sig_errors;
-	atomic64_t		sig_forced;
-	bool			no_remote_inv;
 	struct xarray		rkeys;
 	struct llist_head	retire_list;
 	struct llist_head	orphan_list;
 	struct llist_head	fence_done;
+	struct llist_head	returned;
 	struct mutex		grow_lock;	/* see the kernel-doc above */
 	struct work_struct	work;
 	bool			grow_pending;
-	u32			outstanding;
-	struct list_head	dead_node;
+	atomic_t		waiters;
 	wait_queue_head_t	wait;
 	void			(*notify)(struct mrkit_pool *pool, void *ctx);
 	void			*notify_ctx;
@@ -204,20 +296,167 @@ static inline bool mrkit_pool_integrity(const struct mrkit_pool *pool)
 
 extern struct workqueue_struct *mrkit_wq;
 
-int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
-			enum mrkit_mr_state to);
-int mrkit_mr_own(struct mrkit_mr *mr, enum mrkit_mr_state from,
-		 enum mrkit_mr_state to);
+/*
+ * Legal owner-driven transitions.  FREE <-> RESERVED and RETIRING are the
+ * pool's own and not reachable from here; any owned state may go STALE.
+ * A constant expression: at every call site with constant states the
+ * check folds away, or into the error path.
+ */
+static __always_inline bool mrkit_mr_legal(enum mrkit_mr_state from,
+					   enum mrkit_mr_state to)
+{
+	switch (from) {
+	case MRKIT_MR_RESERVED:
+		return to == MRKIT_MR_MAPPED || to == MRKIT_MR_STALE;
+	case MRKIT_MR_MAPPED:
+		return to == MRKIT_MR_RESERVED || to == MRKIT_MR_REGISTERED ||
+		       to == MRKIT_MR_STALE;
+	case MRKIT_MR_REGISTERED:
+		return to == MRKIT_MR_MAPPED || to == MRKIT_MR_INVALIDATING ||
+		       to == MRKIT_MR_RESERVED || to == MRKIT_MR_STALE;
+	case MRKIT_MR_INVALIDATING:
+		return to == MRKIT_MR_REGISTERED || to == MRKIT_MR_RESERVED ||
+		       to == MRKIT_MR_STALE;
+	default:
+		return false;
+	}
+}
+
+int mrkit_mr_refused(struct mrkit_mr *mr, enum mrkit_mr_state from,
+		     enum mrkit_mr_state to, int cur);
+void mrkit_mr_stale_done(struct mrkit_mr *mr);
+
+/**
+ * mrkit_mr_transition - move a descriptor between owner-driven states
+ * @mr: the descriptor
+ * @from: the state the caller believes it is in
+ * @to: the new state
+ *
+ * A cmpxchg: for the changes a completion of a WR on the descriptor may
+ * race (it can mark the descriptor STALE).  Refuses transitions the state
+ * machine does not have, and transitions from a state the descriptor is
+ * not in (a stale completion, a double invalidation); the descriptor is
+ * left unchanged then.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for an illegal or lost transition.
+ */
+static __always_inline int mrkit_mr_transition(struct mrkit_mr *mr,
+					       enum mrkit_mr_state from,
+					       enum mrkit_mr_state to)
+{
+	int cur = from;
+
+	if (unlikely(!mrkit_mr_legal(from, to)))
+		return mrkit_mr_refused(mr, from, to, atomic_read(&mr->state));
+	mrkit_rmw(1);
+	if (unlikely(!atomic_try_cmpxchg(&mr->state, &cur, to)))
+		return mrkit_mr_refused(mr, from, to, cur);
+	if (to == MRKIT_MR_STALE)
+		mrkit_mr_stale_done(mr);
+	return 0;
+}
+
+/**
+ * mrkit_mr_own - an owner's state change no completion can race
+ * @mr: the descriptor
+ * @from: the state it must be in
+ * @to: the new state
+ *
+ * For the changes made while no WR on the descriptor can complete: map
+ * and hand-out, before the descriptor's first WR of its current use is
+ * posted, and the settle after a chain completed successfully (every WR
+ * before it did too).  Only a completion of a WR on the descriptor can
+ * mark it STALE behind its owner's back, and none is outstanding then,
+ * so a load and a store do where mrkit_mr_transition() needs a locked
+ * cmpxchg.  The store is a release: what the owner wrote before (the
+ * rotated key and the owning I/O at hand-out) is visible to whoever reads
+ * the new state with acquire (mrkit_pool_find_rkey()).
+ *
+ * Context: any; the caller owns @mr.
+ * Return: 0, or -EINVAL if @mr is not in @from or the change is illegal.
+ */
+static __always_inline int mrkit_mr_own(struct mrkit_mr *mr,
+					enum mrkit_mr_state from,
+					enum mrkit_mr_state to)
+{
+	int cur = atomic_read(&mr->state);
+
+	if (unlikely(!mrkit_mr_legal(from, to) || cur != from))
+		return mrkit_mr_refused(mr, from, to, cur);
+	atomic_set_release(&mr->state, to);
+	return 0;
+}
+
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);
+int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race);
+int mrkit_pool_destroy_timeout(struct mrkit_pool *pool, unsigned long timeout);
+
+/**
+ * mrkit_mr_unkeep - take a kept descriptor back for a new use
+ * @mr: a descriptor its owner kept (%MRKIT_MR_CACHED)
+ *
+ * Context: any; the caller owns @mr.
+ */
+static inline void mrkit_mr_unkeep(struct mrkit_mr *mr)
+{
+	atomic_set(&mr->state, MRKIT_MR_RESERVED);
+}
+
 const char *mrkit_mr_state_name(enum mrkit_mr_state state);
 int mrkit_mr_put_valid(struct mrkit_mr *mr);
-void mrkit_io_hand_out(struct mrkit_io *io);
-void mrkit_io_put_all(struct mrkit_io *io, u8 state, bool retired);
 int mrkit_mr_put_own(struct mrkit_mr *mr);
-void mrkit_io_enforce_pi_all(struct mrkit_io *io);
-void mrkit_io_notify(struct mrkit_io *io);
-int mrkit_io_check_live(struct mrkit_io *io, const char *what);
 int mrkit_mr_enforce_pi_slow(struct mrkit_io *io, struct mrkit_mr *mr);
+int mrkit_pi_to_sig_attrs(const struct mrkit_pi *pi, struct ib_sig_attrs *sa);
+void mrkit_pi_decode(const struct mrkit_pi *pi, const struct ib_mr_status *st,
+		     int check_ret, struct mrkit_pi_result *res);
+
+/* Why a chunk ended where it did (frwr/map.c, mrkit_chunk()). */
+enum mrkit_chunk_end {
+	MRKIT_CHUNK_ALL,	/* the rest of the list fits */
+	MRKIT_CHUNK_GAP,	/* a gap the MR type cannot express */
+	MRKIT_CHUNK_FULL,	/* the page list (or entry list) is full */
+	MRKIT_CHUNK_ZERO,	/* error: a zero-length entry */
+	MRKIT_CHUNK_SHORT,	/* error: the list is shorter than said */
+};
+
+/* One descriptor's share of a list, as computed before mapping. */
+struct mrkit_chunk {
+	struct scatterlist	*sg;		/* first entry */
+	struct scatterlist	*last;		/* last entry touched */
+	unsigned int		off;		/* offset into the first */
+	int			nents;		/* entries touched */
+	unsigned int		last_len;	/* last entry's DMA length; 0: as is */
+	u64			bytes;
+	enum mrkit_chunk_end	end;
+	int			end_index;	/* entry where it ended */
+	struct scatterlist	*next_sg;	/* where the next chunk starts */
+	unsigned int		next_off;
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
+		unsigned int shift, bool gaps_ok, int base_index,
+		struct mrkit_chunk *c);
+#endif
+
+/* How an I/O finished, for mrkit_io_finish(). */
+enum mrkit_fin {
+	MRKIT_FIN_UNDRAINED,	/* a WR on it may still complete */
+	MRKIT_FIN_DRAINED,	/* its chain completed */
+	MRKIT_FIN_RETIRED,	/* ... successfully: every WR before it too */
+};
+
+/* frwr/io.c: the life of an I/O (its inline half: frwr/io.h). */
+int mrkit_io_begin_map(struct mrkit_io *io, bool integrity);
+void mrkit_io_unwind(struct mrkit_io *io);
+void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin);
+
+/* iWARP places RDMA READ responses as writes and has READ_WITH_INV. */
+static inline bool mrkit_iwarp(const struct ib_device *dev)
+{
+	return rdma_node_get_transport(dev->node_type) == RDMA_TRANSPORT_IWARP;
+}
 
 /*
  * The seam between plain registration and sigmr/: only a descriptor an
@@ -237,8 +476,6 @@ void mrkit_debugfs_exit(void);
 void mrkit_pool_debugfs_add(struct mrkit_pool *pool);
 void mrkit_pool_debugfs_remove(struct mrkit_pool *pool);
 
-enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io);
-
 /* &mrkit_io.state */
 enum mrkit_io_state {
 	MRKIT_IO_IDLE,
@@ -255,44 +492,6 @@ static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)
 {
 	return atomic_read(&mr->state);
 }
-
-/*
- * Fault injection: every allocation mrkit makes itself asks mrkit_fault()
- * first.  Only KUnit builds have a hook; elsewhere this is constant false.
- * Verbs calls are failed by the fake device instead.  Keep
- * mrkit_fault_site_names[] in step: the fault-matrix suite enumerates it.
- */
-enum mrkit_fault_site {
-	MRKIT_FAULT_POOL_ALLOC,
-	MRKIT_FAULT_DESCS_ALLOC,
-	MRKIT_FAULT_DESC_ALLOC,
-	MRKIT_FAULT_RKEY_INDEX,
-	MRKIT_FAULT_DMA_MAP,
-	MRKIT_FAULT_NR_SITES
-};
-
-#if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
-/*
- * Locked read-modify-write operations mrkit performed (make bench's
- * ATOMICS lines); every atomic RMW in mrkit is annotated with mrkit_rmw().
- * A plain counter: the benchmark reads it from one thread on UML.
- */
-extern unsigned long mrkit_rmw_ops;
-#define mrkit_rmw(n)	(mrkit_rmw_ops += (n))
-extern const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES];
-extern bool (*mrkit_fault_hook)(enum mrkit_fault_site site);
-extern atomic_t mrkit_live_objects;
-bool mrkit_fault(enum mrkit_fault_site site);
-#define mrkit_count_obj(delta)	atomic_add(delta, &mrkit_live_objects)
-#else
-static inline bool mrkit_fault(enum mrkit_fault_site site)
-{
-	return false;
-}
-
-#define mrkit_count_obj(delta)	do { } while (0)
-#define mrkit_rmw(n)		do { } while (0)
-#endif
 
 /* Every object mrkit allocates itself goes through these two pairs. */
 static inline void *mrkit_zalloc(enum mrkit_fault_site site, size_t size,

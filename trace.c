@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit tracepoints: the one place CREATE_TRACE_POINTS is defined.
+/**
+ * DOC: Tracepoints
+ *
+ * The one place CREATE_TRACE_POINTS is defined.
  *
  * The event definitions (include/trace/events/mrkit.h) read pools and
  * descriptors only through the small accessors below, so the header
@@ -93,10 +95,11 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_reg);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_localinv);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_read_inv);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_reminv);
-EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_wc_reg);
+EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_wc_mr);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_wc_inv);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_wc_read);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_map);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_reminv_bogus);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_sig_err);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_post_err);
+EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_unmap);

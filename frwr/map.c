@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit: scatterlist mapping and splitting for one I/O.
+/**
+ * DOC: Mapping
  *
- * Normal operation
- * ----------------
+ * **Normal operation**
  * mrkit_io_map() takes a DMA-mapped scatterlist (mapping it first when
  * asked to) and covers it with as few pool descriptors as possible.  Each
  * descriptor takes the maximal prefix of what is left that one MR can
@@ -22,15 +21,13 @@
  * registration that is mapped and never posted changes nothing at the
  * device and cannot cause a missing or double invalidation.
  *
- * Recovery
- * --------
+ * **Recovery**
  * Any failure unwinds everything the call did: descriptors go back to
  * the pool, a DMA mapping mrkit made is undone, and the I/O is idle again.
  * An empty pool gives -EAGAIN (growth is already queued); a list that the
  * pool can never cover gives -EINVAL with a message saying why.
  *
- * Serialization
- * -------------
+ * **Serialization**
  * An I/O belongs to its ULP request: the caller serializes calls on one
  * mrkit_io.  The caller's scatterlist is only read, except that the first
  * and last entries of a chunk that starts or ends inside an entry are
@@ -39,154 +36,57 @@
 
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <kunit/visibility.h>
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include "frwr/io.h"
 #include <trace/events/mrkit.h>
 
-/**
- * mrkit_io_init - prepare an I/O object
- * @io: the I/O, usually embedded in the ULP's request
- * @pool: the pool its descriptors come from
- * @dir: who accesses the registered memory (&enum mrkit_dir)
- * @done: called once every rkey of the I/O is invalid again, after
- *	mrkit_io_invalidate(); may be NULL when only the sync variant is used
- *
- * Context: any.
- */
-void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
-		   enum mrkit_dir dir, mrkit_io_done_t done)
+/* Step to the next entry of a (possibly chained) list, inline. */
+static __always_inline struct scatterlist *mrkit_sg_step(struct scatterlist *sg)
 {
-	memset(io, 0, sizeof(*io));
-	io->pool = pool;
-	io->dir = dir;
-	io->done = done;
-}
-EXPORT_SYMBOL_NS_GPL(mrkit_io_init, MRKIT);
-
-static bool mrkit_dev_iwarp(const struct ib_device *dev)
-{
-	return rdma_node_get_transport(dev->node_type) == RDMA_TRANSPORT_IWARP;
-}
-
-static int mrkit_dir_access(const struct mrkit_io *io)
-{
-	switch (io->dir) {
-	case MRKIT_PEER_WRITES:
-		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	case MRKIT_PEER_READS:
-		return IB_ACCESS_REMOTE_READ;
-	case MRKIT_PEER_BIDI:
-		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ;
-	case MRKIT_LOCAL_SINK:
-		/* iWARP places RDMA READ responses like remote writes. */
-		if (mrkit_dev_iwarp(io->pool->dev))
-			return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		return IB_ACCESS_LOCAL_WRITE;
-	default:
-		return -EINVAL;
-	}
-}
-
-enum dma_data_direction mrkit_io_dma_dir(const struct mrkit_io *io)
-{
-	switch (io->dir) {
-	case MRKIT_PEER_READS:
-		return DMA_TO_DEVICE;
-	case MRKIT_PEER_BIDI:
-		return DMA_BIDIRECTIONAL;
-	default:
-		return DMA_FROM_DEVICE;
-	}
+	if (sg_is_last(sg))
+		return NULL;
+	sg++;
+	return unlikely(sg_is_chain(sg)) ? sg_chain_ptr(sg) : sg;
 }
 
 /**
- * mrkit_io_set_access - override the access flags derived from the direction
- * @io: an idle I/O
- * @access: %IB_ACCESS_* flags for its registrations
+ * mrkit_chunk - one descriptor's share of a DMA-mapped list
+ * @sg: where the chunk starts
+ * @off: bytes of @sg that earlier chunks took
+ * @left: entries of the list from @sg on
+ * @max: pages one MR maps
+ * @shift: log2 of the page size
+ * @gaps_ok: the MR takes any entry (SG_GAPS): only entries count
+ * @base_index: the list index of @sg, for messages
+ * @c: the chunk
  *
- * The override lasts until mrkit_io_init(), across failed maps and reuse.
+ * The maximal prefix of (@sg + @off, @left entries) one MR can map, with
+ * the page accounting of ib_sg_to_pages(): contiguous entries coalesce, and
+ * an entry not aligned on both sides of a boundary ends the chunk (a gap).
+ * A chunk also ends before its length would pass 4 GiB - 1 (segment
+ * lengths are 32 bits on the wire) and never has more entries than pages
+ * (siw's page list counts entries).  A full page list can end inside an
+ * entry; @c then says where the next chunk starts.  One pass over the
+ * entries with an inline step, no division: it runs once per entry on the
+ * I/O path, and the entry count, the zero-length check, the gap and page
+ * accounting and the byte total all come from it.
  *
- * Context: any.
- * Return values:
- *   %0 - used by the next mrkit_io_map().
- *   %-EINVAL - REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE (the
- *	ibv_reg_mr(3) rule), or flags outside what FRWR can grant.
+ * Return: 0; or -EINVAL when the list has a zero-length entry
+ * (@c->end is %MRKIT_CHUNK_ZERO) or ends before @left entries
+ * (%MRKIT_CHUNK_SHORT), @c->end_index naming the entry.
  */
-int mrkit_io_set_access(struct mrkit_io *io, int access)
-{
-	const int allowed = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
-
-	if ((access & ~allowed) ||
-	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & IB_ACCESS_LOCAL_WRITE))) {
-		mrkit_pool_err(io->pool,
-			       "access 0x%x refused: remote write or atomic needs local write\n",
-			       access);
-		return -EINVAL;
-	}
-	io->access = access;
-	return 0;
-}
-EXPORT_SYMBOL_NS_GPL(mrkit_io_set_access, MRKIT);
-
-/**
- * mrkit_io_set_tag - set the tag %MRKIT_MAP_IOVA_TAG puts in the iova
- * @io: an idle I/O
- * @tag: e.g. an RPC XID
- *
- * Context: any.
- */
-void mrkit_io_set_tag(struct mrkit_io *io, u32 tag)
-{
-	io->tag = tag;
-}
-EXPORT_SYMBOL_NS_GPL(mrkit_io_set_tag, MRKIT);
-
-/* mrkit_chunk(): the list ended before @nents entries. */
-#define MRKIT_CHUNK_SHORT	1
-
-/* Why a chunk ended before the end of the list. */
-enum mrkit_chunk_end {
-	MRKIT_CHUNK_ALL,	/* the rest of the list fits */
-	MRKIT_CHUNK_GAP,	/* a gap the MR type cannot express */
-	MRKIT_CHUNK_FULL,	/* the page list (or entry list) is full */
-};
-
-/* One descriptor's share of the list, as computed before mapping. */
-struct mrkit_chunk {
-	struct scatterlist	*sg;		/* first entry */
-	struct scatterlist	*last;		/* last entry touched */
-	unsigned int		off;		/* offset into the first */
-	int			nents;		/* entries touched */
-	unsigned int		last_len;	/* last entry's DMA length; 0: as is */
-	u64			bytes;
-	enum mrkit_chunk_end	end;
-	int			end_index;	/* entry where it ended */
-	struct scatterlist	*next_sg;	/* where the next chunk starts */
-	unsigned int		next_off;
-};
-
-/*
- * Compute the maximal prefix of (@sg + @off, @left entries) one MR of
- * @max pages of 1 << @shift bytes can map, with the page accounting of
- * ib_sg_to_pages(): entries are coalesced when contiguous, and a new entry
- * not aligned on both sides of a contiguous boundary stops the chunk.
- * @base_index is the list index of @sg, for messages.  One pass, no
- * division: this runs once per entry on the I/O path.  A chunk also ends
- * before its length would pass 4 GiB - 1 (lengths are 32 bits on the
- * wire; SG_GAPS MRs or large pages could exceed that).
- * Return: 0; -1 - index of a zero-length entry; or %MRKIT_CHUNK_SHORT.
- */
-static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
-		       u32 max, unsigned int shift, bool gaps_ok,
-		       int base_index, struct mrkit_chunk *c)
+VISIBLE_IF_KUNIT __always_inline int
+mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
+	    unsigned int shift, bool gaps_ok, int base_index,
+	    struct mrkit_chunk *c)
 {
 	const u64 mask = (1ULL << shift) - 1;
 	struct scatterlist *s = sg, *prev = sg;
 	u64 prev_end = 0, bytes = 0;
+	unsigned int skip = off;
 	u32 pages = 0;
 	int i;
 
@@ -194,25 +94,25 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 	c->off = off;
 	c->last_len = 0;
 	c->end = MRKIT_CHUNK_ALL;
-	for (i = 0; i < left; i++, prev = s, s = sg_next(s)) {
-		unsigned int skip = i ? 0 : off;
+	for (i = 0; i < left; i++, skip = 0, prev = s, s = mrkit_sg_step(s)) {
 		u64 a, len, e, base, fit_end;
 		u32 add;
 
-		if (unlikely(!s))
-			return MRKIT_CHUNK_SHORT;	/* nents beyond the list */
+		if (unlikely(!s)) {
+			c->end = MRKIT_CHUNK_SHORT;
+			c->end_index = base_index + i;
+			return -EINVAL;
+		}
+		if (unlikely(!sg_dma_len(s))) {
+			c->end = MRKIT_CHUNK_ZERO;
+			c->end_index = base_index + i;
+			return -EINVAL;
+		}
 		a = sg_dma_address(s) + skip;
 		len = sg_dma_len(s) - skip;
 		e = a + len;
-		if (unlikely(!sg_dma_len(s)))
-			return -(base_index + i) - 1;	/* zero-length entry */
 		/* A segment's length is 32 bits on the wire: split before. */
-		if (unlikely(bytes + len > U32_MAX)) {
-			c->end = MRKIT_CHUNK_FULL;
-			break;
-		}
-		/* Never more entries than pages (siw's PBL counts entries). */
-		if (unlikely(i == max)) {
+		if (unlikely(bytes + len > U32_MAX || i == max)) {
 			c->end = MRKIT_CHUNK_FULL;
 			break;
 		}
@@ -261,54 +161,7 @@ static int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left,
 	c->next_off = 0;
 	return 0;
 }
-
-/* Never give a protected registration back unchecked; records -EILSEQ. */
-void mrkit_io_enforce_pi_all(struct mrkit_io *io)
-{
-	struct mrkit_mr *mr;
-
-	for (mr = io->mrs; mr; mr = mr->io_next)
-		if (mrkit_mr_enforce_pi(io, mr))
-			io->status = io->status ?: -EILSEQ;
-}
-
-/*
- * Put back every descriptor of an I/O that exposes nothing (those holding
- * a lazily kept registration keep it), undo mrkit's DMA mapping, and
- * leave the I/O in @state.  With @io->fence_pending set, the retired
- * descriptors the finisher left pointing at @io make the pool's work item
- * its owner from the first put on: the I/O is done with before that.
- * @retired: the chain that finished the I/O completed successfully, so no
- * WR on its descriptors can still complete (mrkit_mr_put_own()).
- * An access override (mrkit_io_set_access()) survives.
- */
-void mrkit_io_put_all(struct mrkit_io *io, u8 state, bool retired)
-{
-	struct mrkit_mr *mr = io->mrs, *next;
-	bool fence = io->fence_pending;
-
-	mrkit_io_enforce_pi_all(io);
-	io->mrs = NULL;
-	io->nr_mrs = 0;
-	if (io->sgl)
-		ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
-				mrkit_io_dma_dir(io));
-	io->sgl = NULL;
-	io->sg_nents = 0;
-	io->state = state;
-	for (; mr; mr = next) {
-		next = mr->io_next;
-		mr->io_next = NULL;
-		if (!fence)
-			mr->io = NULL;
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
-			mrkit_mr_put_valid(mr);
-		else if (retired)
-			mrkit_mr_put_own(mr);
-		else
-			mrkit_mr_put(mr);
-	}
-}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_chunk);
 
 static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 			 struct mrkit_chunk *c, u32 psize, u32 flags)
@@ -350,6 +203,92 @@ static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 	return mrkit_mr_own(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
 }
 
+/*
+ * Check a map's arguments and DMA-map the list when asked to: the number
+ * of DMA-mapped entries, or a negative errno (nothing mapped).
+ */
+static int mrkit_map_prepare(struct mrkit_io *io, struct scatterlist *sgl,
+			     int nents, u32 flags)
+{
+	struct mrkit_pool *pool = io->pool;
+	int dma_nents;
+
+	if (unlikely(flags & ~MRKIT_MAP_FLAGS_ALL)) {
+		mrkit_pool_err(pool, "map: unknown flags 0x%x\n",
+			       flags & ~MRKIT_MAP_FLAGS_ALL);
+		return -EINVAL;
+	}
+	if (unlikely(!sgl || nents <= 0)) {
+		mrkit_pool_err(pool, "map of an empty scatterlist\n");
+		return -EINVAL;
+	}
+	if (unlikely((flags & MRKIT_MAP_IOVA_ZERO) &&
+		     (flags & MRKIT_MAP_IOVA_TAG))) {
+		mrkit_pool_err(pool, "map: a zero-based and a tagged iova at once\n");
+		return -EINVAL;
+	}
+	io->map_flags = flags;
+	if (!(flags & MRKIT_MAP_DMA))
+		return nents;
+	/*
+	 * Like the DMA API, mrkit trusts @nents here (a shorter list would
+	 * make ib_dma_map_sg() walk off its end); CONFIG_DEBUG_SG checks it
+	 * first.
+	 */
+	if (IS_ENABLED(CONFIG_DEBUG_SG) && unlikely(sg_nents(sgl) < nents)) {
+		mrkit_pool_err(pool, "%d entries passed, the list has %d\n",
+			       nents, sg_nents(sgl));
+		return -EINVAL;
+	}
+	dma_nents = mrkit_fault(MRKIT_FAULT_DMA_MAP) ? 0 :
+		    ib_dma_map_sg(pool->dev, sgl, nents, mrkit_io_dma_dir(io));
+	if (unlikely(!dma_nents)) {
+		mrkit_pool_err(pool, "DMA mapping of %d entries failed\n", nents);
+		return -EIO;
+	}
+	io->sgl = sgl;
+	io->sg_nents = nents;
+	return dma_nents;
+}
+
+/* Can the I/O take this chunk?  (No split allowed, or too many.) */
+static __always_inline bool mrkit_chunk_refused(const struct mrkit_io *io,
+						const struct mrkit_chunk *c,
+						u32 flags)
+{
+	return !c->nents ||
+	       ((flags & MRKIT_MAP_NO_SPLIT) && c->end != MRKIT_CHUNK_ALL) ||
+	       io->nr_mrs >= io->pool->max_depth || io->nr_mrs == U16_MAX;
+}
+
+/* Say why a list cannot be mapped (mrkit_chunk() or mrkit_chunk_refused()). */
+static void __cold mrkit_chunk_bad(const struct mrkit_pool *pool,
+				   const struct mrkit_chunk *c, int ret,
+				   int nents)
+{
+	if (ret && c->end == MRKIT_CHUNK_SHORT)
+		mrkit_pool_err(pool, "%d entries passed, the list has %d\n",
+			       nents, c->end_index);
+	else if (ret)
+		mrkit_pool_err(pool, "scatterlist entry %d has zero length\n",
+			       c->end_index);
+	else if (!c->nents)
+		mrkit_pool_err(pool, "a chunk of no entry at entry %d\n",
+			       c->end_index);
+	else if (c->end == MRKIT_CHUNK_GAP)
+		mrkit_pool_err(pool,
+			       "no split allowed: gap between entries %d and %d\n",
+			       c->end_index - 1, c->end_index);
+	else if (c->end == MRKIT_CHUNK_FULL)
+		mrkit_pool_err(pool,
+			       "no split allowed: page list of %u full at entry %d\n",
+			       pool->pages_per_mr, c->end_index);
+	else
+		mrkit_pool_err(pool,
+			       "scatterlist needs more than %u descriptors (max_depth)\n",
+			       pool->max_depth);
+}
+
 /**
  * mrkit_io_map - map a scatterlist onto pool descriptors
  * @io: an idle I/O from mrkit_io_init()
@@ -363,21 +302,23 @@ static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
  *
  * Context: any; with %MRKIT_MAP_DMA, whatever ib_dma_map_sg() allows.
  *	No allocation, no sleeping.
- * Return values: the number of descriptors (segments) used, or:
- *   %-EINVAL - the I/O is not idle, unknown @flags, an integrity pool
- *	(use mrkit_io_map_pi()), the list is empty or shorter than @nents,
- *	an entry has zero length, the direction or access is invalid,
- *	splitting is forbidden and needed, or the list needs more
- *	descriptors than the pool can ever have; nothing is left mapped.
- *   %-EAGAIN - the pool has too few free descriptors now; retry later.
- *   %-EIO - DMA mapping failed.
+ * Return: the number of descriptors (segments) used, or:
+ *
+ * * %-EBUSY - the I/O's RDMA READ chain is in flight.
+ * * %-EINVAL - the I/O is not idle, unknown @flags, an integrity pool
+ *   (use mrkit_io_map_pi()), the list is empty or shorter than @nents,
+ *   an entry has zero length, the direction or access is invalid,
+ *   splitting is forbidden and needed, or the list needs more
+ *   descriptors than the pool can ever have; nothing is left mapped.
+ * * %-EAGAIN - the pool has too few free descriptors now; retry later.
+ * * %-EIO - DMA mapping failed.
  */
 int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		 u32 flags)
 {
 	struct mrkit_pool *pool = io->pool;
 	struct mrkit_mr *mr, **tail = &io->mrs;
-	struct scatterlist *sg;
+	struct scatterlist *sg = sgl;
 	struct mrkit_chunk c;
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
@@ -385,108 +326,26 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	unsigned int off = 0;
 	int index = 0, dma_nents, ret;
 
-	if ((io->state != MRKIT_IO_IDLE && io->state != MRKIT_IO_DONE) ||
-	    io->mrs) {
-		mrkit_pool_err(pool, "map of an I/O that is not idle\n");
-		return -EINVAL;
-	}
-	if (flags & ~MRKIT_MAP_FLAGS_ALL) {
-		mrkit_pool_err(pool, "map: unknown flags 0x%x\n",
-			       flags & ~MRKIT_MAP_FLAGS_ALL);
-		return -EINVAL;
-	}
-	if (pool->mr_type == IB_MR_TYPE_INTEGRITY) {
-		mrkit_pool_err(pool, "plain map on an integrity pool: use mrkit_io_map_pi()\n");
-		return -EINVAL;
-	}
-	io->state = MRKIT_IO_IDLE;
-	io->status = 0;
-	io->remote_inv_done = false;
-	if (!sgl || nents <= 0) {
-		mrkit_pool_err(pool, "map of an empty scatterlist\n");
-		return -EINVAL;
-	}
-	if (!io->access) {
-		io->access = mrkit_dir_access(io);
-		if (io->access < 0) {
-			mrkit_pool_err(pool, "invalid direction %u\n", io->dir);
-			io->access = 0;
-			return -EINVAL;
-		}
-	}
-	if ((flags & MRKIT_MAP_IOVA_ZERO) && (flags & MRKIT_MAP_IOVA_TAG))
-		return -EINVAL;
-
-	dma_nents = nents;
-	if (flags & MRKIT_MAP_DMA) {
-		/* ib_dma_map_sg() would walk off a list shorter than @nents. */
-		if (unlikely(sg_nents(sgl) < nents)) {
-			mrkit_pool_err(pool, "%d entries passed, the list has %d\n",
-				       nents, sg_nents(sgl));
-			return -EINVAL;
-		}
-		dma_nents = mrkit_fault(MRKIT_FAULT_DMA_MAP) ? 0 :
-			    ib_dma_map_sg(pool->dev, sgl, nents,
-					  mrkit_io_dma_dir(io));
-		if (!dma_nents) {
-			mrkit_pool_err(pool, "DMA mapping of %d entries failed\n",
-				       nents);
-			return -EIO;
-		}
-		io->sgl = sgl;
-		io->sg_nents = nents;
-	}
-	io->map_flags = flags;
-
-	sg = sgl;
+	ret = mrkit_io_begin_map(io, false);
+	if (ret)
+		return ret;
+	dma_nents = mrkit_map_prepare(io, sgl, nents, flags);
+	if (dma_nents < 0)
+		return dma_nents;
 	while (sg) {
 		ret = mrkit_chunk(sg, off, dma_nents - index,
 				  pool->pages_per_mr, shift, gaps_ok, index, &c);
-		if (ret == MRKIT_CHUNK_SHORT) {
-			mrkit_pool_err(pool, "%d entries passed, the list is shorter\n",
-				       dma_nents);
-			ret = -EINVAL;
-			goto out_unwind;
-		} else if (ret) {
-			mrkit_pool_err(pool, "scatterlist entry %d has zero length\n",
-				       -ret - 1);
+		if (unlikely(ret || mrkit_chunk_refused(io, &c, flags))) {
+			mrkit_chunk_bad(pool, &c, ret, dma_nents);
 			ret = -EINVAL;
 			goto out_unwind;
 		}
-		if (!c.nents) {
-			/* Cannot happen with a sane pool; never loop. */
-			ret = -EINVAL;
-			goto out_unwind;
-		}
-		if ((flags & MRKIT_MAP_NO_SPLIT) && c.end != MRKIT_CHUNK_ALL) {
-			if (c.end == MRKIT_CHUNK_GAP)
-				mrkit_pool_err(pool,
-					       "no split allowed: gap between entries %d and %d\n",
-					       c.end_index - 1, c.end_index);
-			else
-				mrkit_pool_err(pool,
-					       "no split allowed: page list of %u full at entry %d\n",
-					       pool->pages_per_mr, c.end_index);
-			ret = -EINVAL;
-			goto out_unwind;
-		}
-		if (io->nr_mrs >= pool->max_depth || io->nr_mrs == U16_MAX) {
-			mrkit_pool_err(pool,
-				       "scatterlist needs more than %u descriptors (max_depth)\n",
-				       pool->max_depth);
-			ret = -EINVAL;
-			goto out_unwind;
-		}
-		mr = mrkit_mr_get(pool);
+		mr = mrkit_io_take(io);
 		if (IS_ERR(mr)) {
 			ret = PTR_ERR(mr);
 			goto out_unwind;
 		}
-		mr->io = io;
-		mr->io_next = NULL;
-		*tail = mr;
-		tail = &mr->io_next;
-		io->nr_mrs++;
+		tail = mrkit_io_attach(io, mr, tail);
 		ret = mrkit_map_one(io, mr, &c, psize, flags);
 		if (ret)
 			goto out_unwind;
@@ -495,40 +354,15 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		sg = c.next_sg;
 		off = c.next_off;
 	}
-	io->state = MRKIT_IO_MAPPED;
+	mrkit_io_map_done(io);
 	trace_mrkit_map(io, nents);
 	return io->nr_mrs;
 
 out_unwind:
-	mrkit_io_put_all(io, MRKIT_IO_IDLE, false);
+	mrkit_io_unwind(io);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
-
-/*
- * Hand a mapped descriptor out for posting: rotate the key now.  Its
- * REG_MR WR is built by the post that carries it (mrkit_build_reg()).
- */
-static void mrkit_mr_hand_out(struct mrkit_io *io, struct mrkit_mr *mr)
-{
-	struct ib_mr *ibmr = mr->ibmr;
-
-	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
-	mrkit_mr_own(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
-}
-
-/* Called by the post paths; a no-op when mrkit_io_segs() already ran. */
-void mrkit_io_hand_out(struct mrkit_io *io)
-{
-	struct mrkit_mr *mr;
-
-	if (io->state != MRKIT_IO_MAPPED)
-		return;
-	for (mr = io->mrs; mr; mr = mr->io_next)
-		if (mrkit_mr_state(mr) == MRKIT_MR_MAPPED)
-			mrkit_mr_hand_out(io, mr);
-	io->state = MRKIT_IO_HANDED_OUT;
-}
 
 /**
  * mrkit_io_segs - hand out an I/O's registrations and say what to advertise
@@ -543,9 +377,11 @@ void mrkit_io_hand_out(struct mrkit_io *io)
  * (mrkit_io_post()) and later invalidate it, or release it unposted.
  *
  * Context: any.
- * Return values: the number of segments, or:
- *   %-EINVAL - the I/O is not mapped.
- *   %-ENOSPC - @max is smaller than mrkit_io_nr_mrs(); nothing changed.
+ * Return: the number of segments, or:
+ *
+ * * %-EINVAL - the I/O is not mapped.
+ * * %-EBUSY - the I/O's RDMA READ chain is in flight.
+ * * %-ENOSPC - @max is smaller than mrkit_io_nr_mrs(); nothing changed.
  */
 int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 		  unsigned int max)
@@ -553,6 +389,10 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 	struct mrkit_mr *mr;
 	unsigned int i = 0;
 
+	int ret = mrkit_io_busy(io, "segments");
+
+	if (ret)
+		return ret;
 	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
 		mrkit_pool_err(io->pool, "segments of an I/O that is not mapped\n");
 		return -EINVAL;
@@ -563,7 +403,7 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 	for (mr = io->mrs; mr; mr = mr->io_next, i++) {
 		segs[i].addr = mr->ibmr->iova;
 		segs[i].length = mr->ibmr->length;
-		segs[i].key = mr->ibmr->rkey;
+		segs[i].key = mr->key;
 		segs[i].lkey = mr->ibmr->lkey;
 	}
 	return i;

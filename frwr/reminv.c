@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit: remote invalidation and the rkey fence.
+/**
+ * DOC: Remote invalidation
  *
- * Normal operation
- * ----------------
+ * **Normal operation**
  * A peer that answers with SEND_WITH_INV invalidates one rkey of the I/O
  * it answers.  The ULP's receive completion handler passes
  * wc->ex.invalidate_rkey to mrkit_io_remote_inv(): when it is the live
@@ -40,13 +39,16 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include "frwr/io.h"
 #include <trace/events/mrkit.h>
 
 /**
  * mrkit_remote_inv_supported - can a device take remote invalidations?
  * @dev: the device
  *
- * SEND_WITH_INV reception is part of the memory management extensions
+ * For ULPs deciding what to negotiate with their peer (iSER's login
+ * offers remote invalidation when the device takes it).  SEND_WITH_INV
+ * reception is part of the memory management extensions
  * (FRWR) on InfiniBand and RoCE and always present on iWARP.  Whether the
  * peer may use it is the protocol's business: see
  * mrkit_pool_set_remote_inv().
@@ -56,7 +58,7 @@
  */
 bool mrkit_remote_inv_supported(const struct ib_device *dev)
 {
-	return rdma_node_get_transport(dev->node_type) == RDMA_TRANSPORT_IWARP ||
+	return mrkit_iwarp(dev) ||
 	       (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_remote_inv_supported, MRKIT);
@@ -79,8 +81,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_remote_inv, MRKIT);
 
 static int mrkit_bogus_inv(struct mrkit_pool *pool, u32 rkey, const char *why)
 {
-	atomic64_inc(&pool->bogus_inv);
-	mrkit_rmw(1);
+	mrkit_count(pool, MRKIT_EV_BOGUS_INV);
 	trace_mrkit_reminv_bogus(pool, rkey);
 	mrkit_pool_err(pool, "bogus remote invalidation of rkey 0x%x: %s\n",
 		       rkey, why);
@@ -96,21 +97,28 @@ static int mrkit_bogus_inv(struct mrkit_pool *pool, u32 rkey, const char *why)
  * Call from the receive completion handler, before mrkit_io_complete().
  *
  * Context: any (a CQ handler).
- * Return values:
- *   %0 - @rkey was the live rkey of one of @io's registrations; it is
- *	invalid now and will not be invalidated locally.
- *   %-EPROTO - a bogus remote invalidation (see the top of this file):
- *	nothing changed, and every rkey of @io is still invalidated locally
- *	by mrkit_io_complete().  Treat it as a protocol violation.
- *   %-EINVAL - @io is NULL or was never initialized.
+ * Return:
+ * * %0 - @rkey was the live rkey of one of @io's registrations; it is
+ *   invalid now and will not be invalidated locally.
+ * * %-EPROTO - a bogus remote invalidation (see the top of this file):
+ *   nothing changed, and every rkey of @io is still invalidated locally
+ *   by mrkit_io_complete().  Treat it as a protocol violation.
+ * * %-EBUSY - @io's RDMA READ chain is in flight: nothing changed, and
+ *   nothing is counted.
+ * * %-EINVAL - @io is NULL or was never initialized.
  */
 int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 {
 	struct mrkit_pool *pool;
 	struct mrkit_mr *mr;
 
+	int ret;
+
 	if (!io || !io->pool)
 		return -EINVAL;
+	ret = mrkit_io_busy(io, "remote invalidation");
+	if (ret)
+		return ret;
 	pool = io->pool;
 	if (READ_ONCE(pool->no_remote_inv) ||
 	    !mrkit_remote_inv_supported(pool->dev))
@@ -131,8 +139,7 @@ int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 		mr->dev_valid = false;
 		trace_mrkit_reminv(mr);
 		io->remote_inv_done = true;
-		atomic64_inc(&pool->remote_inv);
-		mrkit_rmw(1);
+		mrkit_count(pool, MRKIT_EV_REMOTE_INV);
 		return 0;
 	}
 	return mrkit_bogus_inv(pool, rkey, "not a live rkey of this I/O");
@@ -144,19 +151,26 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_remote_inv, MRKIT);
  * @pool: the connection's pool
  * @rkey: any rkey a peer names
  *
- * For ULPs that learn the rkey before the I/O, and to validate rkeys.
+ * For protocols whose reply names only the rkey (a SEND_WITH_INV matched
+ * before the reply is parsed), and to validate an rkey a peer names.
  * O(1), lock-free, no allocation.  The answer is exact: an I/O is
- * returned only if @rkey is the key of a registration that I/O posted and
- * that is live (not invalidated, not remotely invalidated, not retired)
- * throughout the lookup.  A lazily kept key of a descriptor that a new
- * I/O has mapped, before that I/O's REG_MR is posted, names no I/O.
+ * returned only if @rkey is the key of a registration that grants the
+ * peer access (not a READ chain's local sink, except on iWARP where the
+ * peer places the READ response), whose REG_MR that I/O has handed to
+ * ib_post_send(), and that is live (not invalidated, not remotely
+ * invalidated, not retired) throughout the lookup.  A key merely handed
+ * out by mrkit_io_segs(), and a lazily kept key of a descriptor that a new
+ * I/O has mapped, name no I/O.  During a post that fails, the keys of the
+ * WRs the provider did not take are named until the post returns.
  *
- * The descriptor's state is read first and again last, its key and owner
- * in between: a descriptor that left REGISTERED and came back during the
- * lookup comes back with a rotated key (rotation precedes the state
- * change), so a lookup that straddles a completion and a reuse answers
- * NULL, never the new I/O.  (Only a lookup stalled across 256 reuses of
- * one descriptor, the 8-bit key space, could be fooled.)
+ * The descriptor's state is read first and again last (both with acquire,
+ * pairing with the release of the hand-out that rotates the key), its key
+ * and owner in between: a descriptor that left REGISTERED and came back
+ * during the lookup comes back with a rotated key, so a lookup that
+ * straddles a completion and a reuse answers NULL, never the new I/O.
+ * (Only a lookup stalled across 256 reuses of one descriptor, the 8-bit
+ * key space, could be fooled.)  Only the descriptor is read, never its
+ * MR, which a concurrent replacement may free.
  *
  * Context: any.  May run concurrently with anything on the pool: gets,
  * puts, maps, posts, completions, invalidations and growth.  The returned
@@ -169,56 +183,17 @@ struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey)
 	struct mrkit_mr *mr = xa_load(&pool->rkeys, rkey >> 8);
 	struct mrkit_io *io;
 
-	if (!mr || mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+	if (!mr || atomic_read_acquire(&mr->state) != MRKIT_MR_REGISTERED)
 		return NULL;
-	/* Pairs with the full barriers of the state cmpxchgs. */
-	smp_rmb();
 	io = READ_ONCE(mr->io);
-	if (!io || !READ_ONCE(mr->dev_valid) ||
-	    READ_ONCE(mr->inv_key) != rkey ||
-	    READ_ONCE(mr->ibmr->rkey) != rkey)
+	if (!io || !READ_ONCE(mr->dev_valid) || !READ_ONCE(mr->peer_visible) ||
+	    READ_ONCE(mr->inv_key) != rkey || READ_ONCE(mr->key) != rkey)
 		return NULL;
 	/* The key and owner before the second look at the state. */
 	smp_rmb();
-	if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
-	    READ_ONCE(mr->ibmr->rkey) != rkey || READ_ONCE(mr->io) != io)
+	if (atomic_read_acquire(&mr->state) != MRKIT_MR_REGISTERED ||
+	    READ_ONCE(mr->key) != rkey || READ_ONCE(mr->io) != io)
 		return NULL;
 	return io;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_find_rkey, MRKIT);
-
-/**
- * mrkit_io_complete - finish an I/O under its pool's fence policy
- * @io: the I/O (posted, possibly remotely invalidated)
- * @qp: the QP its registrations were posted on
- *
- * With the fence (the default): mrkit_io_invalidate(), so @io's done
- * callback runs only once every rkey it exposed is invalid.  In a
- * %MRKIT_POOL_LAZY_INV pool: the descriptors go back with their rkeys
- * still valid and done runs before this returns, with -EILSEQ if mrkit
- * found a PI error, else 0.
- *
- * Context: any context ib_post_send() allows.
- * Return values: as mrkit_io_invalidate(): %0, %-EBUSY while the I/O's
- * RDMA READ chain is in flight, %-EINVAL when it is not mapped or posted
- * (a finished I/O included: done() never runs twice).
- */
-int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
-{
-	int ret;
-
-	if (!(io->pool->flags & MRKIT_POOL_LAZY_INV))
-		return mrkit_io_invalidate(io, qp);
-	ret = mrkit_io_check_live(io, "completion");
-	if (ret)
-		return ret;
-	/* Before the release: a PI error found now is the I/O's status. */
-	mrkit_io_enforce_pi_all(io);
-	ret = mrkit_io_release(io, MRKIT_RELEASE_LAZY);
-	if (ret)
-		return ret;
-	io->state = MRKIT_IO_DONE;
-	mrkit_io_notify(io);
-	return 0;
-}
-EXPORT_SYMBOL_NS_GPL(mrkit_io_complete, MRKIT);

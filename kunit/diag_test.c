@@ -22,13 +22,14 @@
 
 #include "mrkit_priv.h"
 #include "fake_dev.h"
+#include "t10pi_oracle.h"
 #include "test_util.h"
 #include <trace/events/mrkit.h>
 
 enum ev {
 	EV_POOL_CREATE, EV_POOL_DESTROY, EV_POOL_GROW, EV_POOL_EXHAUSTED,
 	EV_MR_GET, EV_MR_PUT, EV_MR_STALE, EV_MR_REPLACED, EV_REG,
-	EV_LOCALINV, EV_READ_INV, EV_REMINV, EV_WC_REG, EV_WC_INV, EV_WC_READ,
+	EV_LOCALINV, EV_READ_INV, EV_REMINV, EV_WC_MR, EV_WC_INV, EV_WC_READ,
 	EV_MAP, EV_REMINV_BOGUS, EV_SIG_ERR, EV_POST_ERR, EV_POOL_FENCE, EV_NR
 };
 
@@ -106,7 +107,7 @@ static int diag_init(struct kunit *test)
 	ret |= register_trace_mrkit_localinv(pr_mr, (void *)EV_LOCALINV);
 	ret |= register_trace_mrkit_read_inv(pr_mr, (void *)EV_READ_INV);
 	ret |= register_trace_mrkit_reminv(pr_mr, (void *)EV_REMINV);
-	ret |= register_trace_mrkit_wc_reg(pr_wc, (void *)EV_WC_REG);
+	ret |= register_trace_mrkit_wc_mr(pr_wc, (void *)EV_WC_MR);
 	ret |= register_trace_mrkit_wc_inv(pr_wc, (void *)EV_WC_INV);
 	ret |= register_trace_mrkit_wc_read(pr_wc, (void *)EV_WC_READ);
 	ret |= register_trace_mrkit_map(pr_map, (void *)EV_MAP);
@@ -132,7 +133,7 @@ static void diag_exit(struct kunit *test)
 	unregister_trace_mrkit_localinv(pr_mr, (void *)EV_LOCALINV);
 	unregister_trace_mrkit_read_inv(pr_mr, (void *)EV_READ_INV);
 	unregister_trace_mrkit_reminv(pr_mr, (void *)EV_REMINV);
-	unregister_trace_mrkit_wc_reg(pr_wc, (void *)EV_WC_REG);
+	unregister_trace_mrkit_wc_mr(pr_wc, (void *)EV_WC_MR);
 	unregister_trace_mrkit_wc_inv(pr_wc, (void *)EV_WC_INV);
 	unregister_trace_mrkit_wc_read(pr_wc, (void *)EV_WC_READ);
 	unregister_trace_mrkit_map(pr_map, (void *)EV_MAP);
@@ -163,7 +164,7 @@ static void diag_quiet_test(struct kunit *test)
 	/* Creation fired; then nothing happens and nothing fires. */
 	KUNIT_EXPECT_EQ(test, rec.n[EV_POOL_CREATE], 1U);
 	memset(&rec, 0, sizeof(rec));
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, 0x12345678));
 	flush_workqueue(mrkit_wq);
@@ -243,16 +244,16 @@ static void diag_chain_events_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec.val[EV_WC_INV][0], (u64)IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, rec.val[EV_WC_INV][1],
 			(u64)fdev->qp->send_cq->res.id);
-	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_REG], 0U);
+	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_MR], 0U);
 
-	/* A flushed REG: wc_reg with the status, and the descriptor stale. */
+	/* A flushed REG: wc_mr with the status, and the descriptor stale. */
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	sg = test_dma_sg(test, 0x100000, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
 	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16);
-	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_REG], 1U);
-	KUNIT_EXPECT_EQ(test, rec.val[EV_WC_REG][0], (u64)IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_MR], 1U);
+	KUNIT_EXPECT_EQ(test, rec.val[EV_WC_MR][0], (u64)IB_WC_WR_FLUSH_ERR);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_MR_STALE], 1U);
 	/* done() waits for the stale MR's deregistration: the fence event. */
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
@@ -296,7 +297,8 @@ static void diag_read_reminv_events_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec.n[EV_READ_INV], 1U);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_REG], 1U);
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
-	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_INV], 1U);
+	/* The READ_WITH_INV chain's signaled last READ. */
+	KUNIT_EXPECT_EQ(test, rec.n[EV_WC_READ], 1U);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 
 	/* Remote invalidation: matched, then bogus. */

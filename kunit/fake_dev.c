@@ -29,6 +29,7 @@
 #include <rdma/mrkit.h>
 
 #include "fake_dev.h"
+#include "t10pi_oracle.h"
 
 struct fake_pd {
 	struct ib_pd ibpd;
@@ -506,6 +507,11 @@ static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 	/* A fast device: completions run before ib_post_send() returns. */
 	if (fdev->complete_inline && !err)
 		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	/* A QP going to error while the post fails, flushing what it took. */
+	if (err && fdev->fail_flush)
+		fake_complete(fdev, IB_WC_WR_FLUSH_ERR, fdev->fail_flush);
+	if (fdev->flush_inline)
+		fake_complete(fdev, IB_WC_WR_FLUSH_ERR, FAKE_MAX_RECORDS);
 	return err;
 }
 

@@ -69,6 +69,14 @@ struct fake_dev {
 	unsigned int		nr_posts;
 	unsigned int		exec_errors;	/* WRs the device refused */
 	bool			complete_inline; /* complete inside post_send */
+	/*
+	 * A QP in error whose flushes run on the posting CPU: after every
+	 * post, every WR not completed yet is flushed before ib_post_send()
+	 * returns.
+	 */
+	bool			flush_inline;
+	/* A failing post first flushes this many uncompleted WRs. */
+	unsigned int		fail_flush;
 	struct list_head	mrs;
 	unsigned int		nr_recs;
 	unsigned int		next_complete;

@@ -941,3 +941,84 @@ int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
 		return ret;
 	return mrk_poll(pair, w, 5000);
 }
+
+/**
+ * mrk_device_add - a device of its own, for a test that removes it
+ * @kind: rxe or siw
+ * @ibdev: the RDMA device's name
+ * @netdev: the dummy netdev to create under it
+ * @addr: the netdev's address (10.99.x.1: exists only in this kernel)
+ *
+ * Return: the device with a reference the caller hands to
+ * mrk_device_del(), or an ERR_PTR().
+ */
+struct ib_device *mrk_device_add(enum mrk_kind kind, const char *ibdev,
+				 const char *netdev, __be32 addr)
+{
+	struct ib_device *dev;
+	int ret;
+
+	ret = mrk_devices_setup();
+	if (ret)
+		return ERR_PTR(ret);
+	ret = mrk_dummy_create(netdev, addr);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = mrk_rdma_link_add(ibdev, mrk_devs[kind].link_type, netdev);
+	if (ret)
+		return ERR_PTR(ret);
+	dev = ib_device_get_by_name(ibdev, RDMA_DRIVER_UNKNOWN);
+	return dev ?: ERR_PTR(-ENODEV);
+}
+
+/**
+ * mrk_device_del - remove a device as "rdma link delete" does, then its netdev
+ * @dev: from mrk_device_add(); the caller's reference is dropped first
+ * @netdev: the netdev it was created on
+ *
+ * Unregistration runs every client's remove callback before it returns.
+ *
+ * Return: 0 or the first error.
+ */
+int mrk_device_del(struct ib_device *dev, const char *netdev)
+{
+	u32 index = dev->index;
+	struct ifinfomsg *ifm;
+	struct nlmsghdr *nlh;
+	struct sk_buff *skb;
+	int ret;
+
+	ib_device_put(dev);
+	skb = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	nlh = nlmsg_put(skb, 0, 4,
+			RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_DELLINK),
+			0, NLM_F_REQUEST | NLM_F_ACK);
+	if (!nlh || nla_put_u32(skb, RDMA_NLDEV_ATTR_DEV_INDEX, index)) {
+		kfree_skb(skb);
+		return -EMSGSIZE;
+	}
+	nlmsg_end(skb, nlh);
+	ret = mrk_nl_request(NETLINK_RDMA, skb);
+	kfree_skb(skb);
+	if (ret)
+		return ret;
+
+	skb = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	nlh = nlmsg_put(skb, 0, 5, RTM_DELLINK, sizeof(*ifm),
+			NLM_F_REQUEST | NLM_F_ACK);
+	if (!nlh || nla_put_string(skb, IFLA_IFNAME, netdev)) {
+		kfree_skb(skb);
+		return -EMSGSIZE;
+	}
+	ifm = nlmsg_data(nlh);
+	memset(ifm, 0, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	nlmsg_end(skb, nlh);
+	ret = mrk_nl_request(NETLINK_ROUTE, skb);
+	kfree_skb(skb);
+	return ret;
+}

@@ -88,5 +88,8 @@ int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
 		  u32 len, u64 raddr, u32 rkey, struct mrk_wait *w);
 int mrk_peer_access_dead(struct mrk_pair *pair, u64 raddr, u32 rkey,
 			 void *target, u32 len);
+struct ib_device *mrk_device_add(enum mrk_kind kind, const char *ibdev,
+				 const char *netdev, __be32 addr);
+int mrk_device_del(struct ib_device *dev, const char *netdev);
 
 #endif /* _MRKIT_RDMA_FIXTURE_H */

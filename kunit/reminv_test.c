@@ -76,7 +76,7 @@ static void reminv_match_test(struct kunit *test)
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.remote_inv, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.local_inv, 2ULL);
 	KUNIT_EXPECT_EQ(test, st.bogus_inv, 1ULL);
@@ -182,11 +182,11 @@ static void reminv_bogus_test(struct kunit *test)
 		break;
 	}
 
-	mrkit_pool_stats(pool, &before);
+	mrkit_pool_get_stats(pool, &before);
 	ret = c->kind == BOGUS_NULL_IO ? mrkit_io_remote_inv(NULL, key) :
 					 mrkit_io_remote_inv(&t.io, key);
 	KUNIT_EXPECT_EQ(test, ret, c->err);
-	mrkit_pool_stats(pool, &after);
+	mrkit_pool_get_stats(pool, &after);
 	/* Nothing released, no other I/O touched. */
 	KUNIT_EXPECT_EQ(test, after.in_use, before.in_use);
 	KUNIT_EXPECT_EQ(test, after.remote_inv, before.remote_inv);
@@ -268,7 +268,7 @@ static void reminv_fuzz_test(struct kunit *test)
 						   0x1000000 * (i + 1), 32,
 						   segs[i]), 4);
 	prandom_seed_state(&rnd, 0x6d726b74);
-	mrkit_pool_stats(pool, &before);
+	mrkit_pool_get_stats(pool, &before);
 	for (k = 0; k < 100000; k++) {
 		u32 r = prandom_u32_state(&rnd);
 		struct mrkit_io *io;
@@ -292,7 +292,7 @@ static void reminv_fuzz_test(struct kunit *test)
 		if (mrkit_io_remote_inv(&t[k % 8].io, r) != -EPROTO)
 			false_match++;
 	}
-	mrkit_pool_stats(pool, &after);
+	mrkit_pool_get_stats(pool, &after);
 	KUNIT_EXPECT_EQ(test, false_match, 0U);
 	KUNIT_EXPECT_GT(test, hits, 0U);	/* the live keys were hit too */
 	KUNIT_EXPECT_EQ(test, after.in_use, before.in_use);
@@ -327,12 +327,100 @@ static void reminv_supported_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mrkit_remote_inv_supported(&d_none->ibdev));
 }
 
+/*
+ * mrkit_pool_find_rkey() names an I/O only for a key a peer can use: one
+ * whose REG_MR the I/O handed to ib_post_send() (not one merely handed
+ * out, nor one a failed post never took) and whose registration grants
+ * the peer access (a READ chain's sink only on iWARP, where the peer
+ * places the READ response).
+ */
+static void reminv_find_rkey_named_test(struct kunit *test)
+{
+	static const struct fake_dev_attr ib = {}, iw = { .iwarp = true };
+	const struct fake_dev_attr *attrs[] = { &ib, &iw };
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_seg segs[2];
+	struct fake_dev *fdev;
+	struct mrkit_pool *pool;
+	struct test_io t;
+	unsigned int a;
+
+	fdev = fake_dev_create(test, &ib);
+	pool = frwr_pool(test, fdev->pd, 4, 8);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), 2);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+	/* [REG REG SEND] fails at the second REG_MR. */
+	fdev->post_fail_wr = 1;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), -ENOMEM);
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, segs[0].key), &t.io);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[1].key));
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+
+	for (a = 0; a < ARRAY_SIZE(attrs); a++) {
+		fdev = fake_dev_create(test, attrs[a]);
+		pool = frwr_pool(test, fdev->pd, 4, 8);
+		tio_init(&t, pool, MRKIT_LOCAL_SINK);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000,
+								      4 * P),
+						   1, 0), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x1000, 5),
+				0);
+		if (attrs[a]->iwarp)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    mrkit_pool_find_rkey(pool, segs[0].key),
+					    &t.io);
+		else
+			KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+	}
+}
+
+/*
+ * mrkit_pool_find_rkey() reads only the descriptor, never its MR: a
+ * lookup that races with the replacement of a retired descriptor's MR
+ * (freed, or NULL when the replacement failed) cannot touch it.  The
+ * race is staged by taking the MR away while the registration is live.
+ */
+static void reminv_find_rkey_no_mr_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 2, 8);
+	struct mrkit_seg seg;
+	struct ib_mr *ibmr;
+	struct test_io t;
+
+	fake_io_post(test, fdev, pool, &t, 0x10000, 1, &seg);
+	ibmr = t.io.mrs->ibmr;
+	t.io.mrs->ibmr = NULL;
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, seg.key), &t.io);
+	KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, seg.key + 1));
+	t.io.mrs->ibmr = ibmr;
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+}
+
 static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_match_test),
 	KUNIT_CASE_PARAM(reminv_bogus_test, bogus_gen_params),
 	KUNIT_CASE(reminv_lazy_pool_test),
 	KUNIT_CASE(reminv_fuzz_test),
 	KUNIT_CASE(reminv_supported_test),
+	KUNIT_CASE(reminv_find_rkey_named_test),
+	KUNIT_CASE(reminv_find_rkey_no_mr_test),
 	{}
 };
 

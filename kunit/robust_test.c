@@ -34,6 +34,25 @@
 
 /* ---- the fault matrix ---- */
 
+#ifdef CONFIG_FAULT_INJECTION
+#define mrk_fault_arm_site	mrk_fault_arm
+#define mrk_fault_disarm_all	mrk_fault_disarm
+#define mrk_fault_fired_site	mrk_fault_fired
+#else
+static inline void mrk_fault_arm_site(int site, unsigned int nth)
+{
+}
+
+static inline void mrk_fault_disarm_all(void)
+{
+}
+
+static inline bool mrk_fault_fired_site(int site)
+{
+	return false;
+}
+#endif
+
 /* A fault site: one of mrkit's own, or a verbs op of the fake device. */
 struct fm_site {
 	const char *name;
@@ -41,7 +60,13 @@ struct fm_site {
 	int id;		/* enum mrkit_fault_site or enum fake_op */
 };
 
-#define FM_SITES	(MRKIT_FAULT_NR_SITES + FAKE_OP_NR - 1)
+/* mrkit's own sites are failed through fault_attr, when the kernel has it. */
+#ifdef CONFIG_FAULT_INJECTION
+#define FM_OWN_SITES	MRKIT_FAULT_NR_SITES
+#else
+#define FM_OWN_SITES	0
+#endif
+#define FM_SITES	(FM_OWN_SITES + FAKE_OP_NR - 1)
 
 /* Every site: mrkit's list, then every verb mrkit calls (not dereg). */
 static void fm_sites(struct fm_site *s)
@@ -56,60 +81,45 @@ static void fm_sites(struct fm_site *s)
 	};
 	int i, n = 0;
 
-	for (i = 0; i < MRKIT_FAULT_NR_SITES; i++)
+	for (i = 0; i < FM_OWN_SITES; i++)
 		s[n++] = (struct fm_site){ mrkit_fault_site_names[i], false, i };
 	for (i = 0; i < FAKE_OP_NR; i++)
 		if (i != FAKE_OP_DEREG_MR)	/* must not fail: see fake_dev.c */
 			s[n++] = (struct fm_site){ verbs[i], true, i };
 }
 
-static struct {
-	int site;
-	unsigned int nth, seen, fired;
-} fm_plan;
-
-static bool fm_hook(enum mrkit_fault_site site)
-{
-	if ((int)site != fm_plan.site || ++fm_plan.seen != fm_plan.nth)
-		return false;
-	fm_plan.fired++;
-	return true;
-}
-
-static int fm_hook_init(struct kunit_resource *res, void *ctx)
+static int fm_disarm_init(struct kunit_resource *res, void *ctx)
 {
 	res->data = ctx;
-	WRITE_ONCE(mrkit_fault_hook, fm_hook);
 	return 0;
 }
 
-static void fm_hook_free(struct kunit_resource *res)
+static void fm_disarm_free(struct kunit_resource *res)
 {
-	WRITE_ONCE(mrkit_fault_hook, NULL);
+	mrk_fault_disarm_all();
 }
 
 /* Arm one fault, the nth occurrence of one site from now on. */
 static void fm_arm(struct fake_dev *fdev, const struct fm_site *s,
 		   unsigned int nth)
 {
-	memset(&fm_plan, 0, sizeof(fm_plan));
-	fm_plan.site = -1;
+	mrk_fault_disarm_all();
 	fake_fail_clear(fdev);
 	if (s->verb) {
 		fdev->post_fail_wr = 0;
 		fake_fail_nth(fdev, s->id, nth, -ENOMEM);
 	} else {
-		fm_plan.site = s->id;
-		fm_plan.nth = nth;
+		mrk_fault_arm_site(s->id, nth);
 	}
 }
 
 static bool fm_fired(struct fake_dev *fdev, const struct fm_site *s)
 {
-	bool fired = s->verb ? !fdev->fail_at[s->id] : fm_plan.fired;
+	bool fired = s->verb ? !fdev->fail_at[s->id] :
+			       mrk_fault_fired_site(s->id);
 
 	fake_fail_clear(fdev);
-	fm_plan.site = -1;
+	mrk_fault_disarm_all();
 	return fired;
 }
 
@@ -140,8 +150,8 @@ static void fm_snap(struct fm_ctx *c, struct fm_snap *s)
 	}
 	s->mrs = atomic_read(&c->fdev->mrs_alive);
 	s->objs = atomic_read(&mrkit_live_objects);
-	mrkit_pool_stats(c->pool, &s->st);
-	mrkit_pool_stats(c->ipool, &s->ist);
+	mrkit_pool_get_stats(c->pool, &s->st);
+	mrkit_pool_get_stats(c->ipool, &s->ist);
 }
 
 /*
@@ -207,7 +217,7 @@ static int fm_grow(struct fm_ctx *c, const struct fm_site *s,
 	fm_arm(c->fdev, s, nth);
 	mrkit_mr_get(p);		/* empty: queues growth */
 	flush_workqueue(mrkit_wq);
-	mrkit_pool_stats(p, &st);
+	mrkit_pool_get_stats(p, &st);
 	if (st.allocated == 1)
 		ret = -ENOMEM;		/* the failed growth left it alone */
 	else if (st.allocated != 2)
@@ -230,12 +240,12 @@ static int fm_replace(struct fm_ctx *c, const struct fm_site *s,
 	fm_arm(c->fdev, s, nth);
 	mrkit_mr_put(mr);
 	flush_workqueue(mrkit_wq);
-	mrkit_pool_stats(c->pool, &st);
+	mrkit_pool_get_stats(c->pool, &st);
 	if (!st.stale)
 		return 0;
 	/* The next work run, without the fault, replaces the slot. */
 	fake_fail_clear(c->fdev);
-	fm_plan.site = -1;
+	mrk_fault_disarm_all();
 	mr = mrkit_mr_get(c->pool);
 	mrkit_mr_mark_stale(mr);
 	mrkit_mr_put(mr);
@@ -412,9 +422,9 @@ static void fm_ctx_init(struct kunit *test, struct fm_ctx *c)
 					    DMA_BIDIRECTIONAL), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_pi_from_nvme(&c->pi, false, 0, 1, 512, 0,
 						 0, 0xffff, 0), 0);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, fm_hook_init,
-							 fm_hook_free,
-							 GFP_KERNEL, &fm_plan));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, fm_disarm_init,
+							 fm_disarm_free,
+							 GFP_KERNEL, c));
 }
 
 static void robust_fault_matrix_test(struct kunit *test)
@@ -514,15 +524,18 @@ static void robust_misuse_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 
-	/* A stray completion for a descriptor that is not in flight. */
-	wc.wr_cqe = &mr->inv_cqe;
+	/*
+	 * Stray completions: for the finished I/O (its chain's signaled WR,
+	 * successful and flushed) and for a descriptor that is not in flight.
+	 */
+	wc.wr_cqe = &t.io.cqe;
 	wc.status = IB_WC_SUCCESS;
-	mr->inv_cqe.done(fdev->qp->send_cq, &wc);
+	t.io.cqe.done(fdev->qp->send_cq, &wc);
 	wc.status = IB_WC_WR_FLUSH_ERR;
-	mr->inv_cqe.done(fdev->qp->send_cq, &wc);
-	wc.wr_cqe = &mr->reg_cqe;
-	mr->reg_cqe.done(fdev->qp->send_cq, &wc);
-	mrkit_pool_stats(pool, &st);
+	t.io.cqe.done(fdev->qp->send_cq, &wc);
+	wc.wr_cqe = &mr->cqe;
+	mr->cqe.done(fdev->qp->send_cq, &wc);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
 	KUNIT_EXPECT_EQ(test, st.stale, 0U);
 	KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), MRKIT_MR_FREE);
@@ -646,7 +659,7 @@ static void robust_concurrency_test(struct kunit *test)
 		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&cc->done[i],
 								  10 * HZ), 0UL);
 	flush_workqueue(mrkit_wq);
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cc->errors), 0);
 	KUNIT_EXPECT_GT(test, atomic_read(&cc->ops), 30);
 	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
@@ -752,7 +765,7 @@ static void robust_rdma_flush_test(struct kunit *test)
 	flush_workqueue(mrkit_wq);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, t[i].rec.calls, 1);
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
 	KUNIT_EXPECT_EQ(test, st.stale, 0U);
 	KUNIT_EXPECT_EQ(test, st.allocated, 6U);
@@ -799,7 +812,7 @@ static void robust_rdma_flush_test(struct kunit *test)
 			break;
 		}
 	}
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
 	/* (destroy runs at the end of the test, before the PD goes) */
 }

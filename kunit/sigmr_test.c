@@ -25,6 +25,7 @@
 
 #include "mrkit_priv.h"
 #include "fake_dev.h"
+#include "t10pi_oracle.h"
 #include "rdma_fixture.h"
 #include "test_util.h"
 
@@ -400,7 +401,7 @@ static void sigmr_emulated_test(struct kunit *test)
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.sig_checks, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.sig_forced, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.sig_errors, c->result == MRKIT_PI_OK ? 0ULL : 1ULL);
@@ -445,7 +446,7 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, t.rec.status, -EILSEQ);
 		KUNIT_EXPECT_EQ(test, smr->result.type, MRKIT_PI_BAD_GUARD);
 		KUNIT_EXPECT_EQ(test, smr->result.sector, 0x104ULL);
-		mrkit_pool_stats(pool, &st);
+		mrkit_pool_get_stats(pool, &st);
 		KUNIT_EXPECT_EQ(test, st.sig_forced, round + 1ULL);
 		KUNIT_EXPECT_EQ(test, st.sig_errors, round + 1ULL);
 		KUNIT_EXPECT_EQ(test, st.in_use, 0U);
@@ -489,8 +490,59 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.sig_forced, 2ULL);	/* it was checked */
+}
+
+/*
+ * An integrity registration grants what its direction needs and nothing
+ * more: a peer that READs the data of a write command cannot write into
+ * the initiator's pages, one that WRITEs a read's data cannot read them.
+ */
+static void sigmr_access_dir_test(struct kunit *test)
+{
+	static const struct {
+		enum mrkit_dir dir;
+		bool write;
+		int access;
+	} cases[] = {
+		{ MRKIT_PEER_READS, true, IB_ACCESS_REMOTE_READ },
+		{ MRKIT_PEER_WRITES, false,
+		  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE },
+		{ MRKIT_LOCAL_SINK, false, IB_ACCESS_LOCAL_WRITE },
+	};
+	struct fake_dev *fdev = pi_fake(test);
+	struct mrkit_pool *pool = pi_pool(test, fdev);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pi_result res;
+	unsigned int i, base;
+	struct mrkit_pi pi;
+	struct pi_bufs b;
+	struct test_io t;
+
+	pi_bufs_init(test, fdev, &b, 512);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_ASSERT_EQ(test, mrkit_pi_from_nvme(&pi, cases[i].write,
+							 NVME_RW_PRINFO_PRACT |
+							 CHK_ALL, 1, 512, 0, 0,
+							 0xffff, 0), 0);
+		tio_init(&t, pool, cases[i].dir);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map_pi(&t.io, &b.dsg, 1, NULL, 0,
+						      &pi), 1);
+		base = fdev->nr_recs;
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL),
+				0);
+		KUNIT_ASSERT_EQ(test, fdev->recs[base].opcode,
+				IB_WR_REG_MR_INTEGRITY);
+		KUNIT_EXPECT_EQ_MSG(test, fdev->recs[base].access, cases[i].access,
+				    "direction %d", cases[i].dir);
+		KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), 0);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	}
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
 static void sigmr_bad_input_test(struct kunit *test)
@@ -618,6 +670,7 @@ static struct kunit_case mrkit_sigmr_cases[] = {
 	KUNIT_CASE(sigmr_nvme_table_test),
 	KUNIT_CASE_PARAM(sigmr_emulated_test, pi_case_gen_params),
 	KUNIT_CASE(sigmr_unchecked_put_test),
+	KUNIT_CASE(sigmr_access_dir_test),
 	KUNIT_CASE(sigmr_bad_input_test),
 	KUNIT_CASE(sigmr_engine_vectors_test),
 	{}

@@ -27,9 +27,18 @@ void tio_init(struct test_io *t, struct mrkit_pool *pool, enum mrkit_dir dir)
 	mrkit_io_init(&t->io, pool, dir, test_io_done);
 }
 
+/*
+ * A failed test may leave descriptors out for good: give up after a
+ * while (and fail) rather than hang every test after it.
+ */
 static void pool_destroy_action(struct kunit_resource *res)
 {
-	mrkit_pool_destroy(res->data);
+	struct kunit *test = current->kunit_test;
+	int ret = mrkit_pool_destroy_timeout(res->data, 5 * HZ);
+
+	if (test)
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0,
+				    "the pool still had descriptors out at the end of the test");
 }
 
 static int pool_init_action(struct kunit_resource *res, void *ctx)
@@ -66,7 +75,7 @@ u32 in_use(struct mrkit_pool *pool)
 {
 	struct mrkit_pool_stats st;
 
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	return st.in_use;
 }
 
@@ -114,3 +123,33 @@ struct scatterlist *test_dma_sg(struct kunit *test, u64 addr, u32 len)
 	sg_dma_len(sg) = len;
 	return sg;
 }
+
+#ifdef CONFIG_FAULT_INJECTION
+void mrk_fault_arm(enum mrkit_fault_site site, unsigned int nth)
+{
+	struct fault_attr *a = &mrkit_fault_attrs[site];
+
+	mrk_fault_disarm();
+	a->verbose = 0;
+	a->interval = nth;
+	a->count = 0;
+	atomic_set(&a->space, 0);
+	atomic_set(&a->times, 1);
+	/* Armed last: a concurrent call sees all of the above or nothing. */
+	smp_store_release(&a->probability, 100);
+}
+
+void mrk_fault_disarm(void)
+{
+	int i;
+
+	for (i = 0; i < MRKIT_FAULT_NR_SITES; i++)
+		WRITE_ONCE(mrkit_fault_attrs[i].probability, 0);
+}
+
+bool mrk_fault_fired(enum mrkit_fault_site site)
+{
+	return READ_ONCE(mrkit_fault_attrs[site].probability) &&
+	       !atomic_read(&mrkit_fault_attrs[site].times);
+}
+#endif

@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <rdma/mrkit.h>
 
+#include "mrkit_priv.h"
 #include "rdma_fixture.h"
 
 struct test_io;
@@ -47,5 +48,16 @@ static inline enum mrk_kind mrk_param_kind(struct kunit *test)
 {
 	return *(const enum mrk_kind *)test->param_value;
 }
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * mrkit's fault sites, on the kernel's fault_attr: fail the @nth next
+ * call of @site (and no other), quietly; disarm every site; did the armed
+ * fault fire?
+ */
+void mrk_fault_arm(enum mrkit_fault_site site, unsigned int nth);
+void mrk_fault_disarm(void);
+bool mrk_fault_fired(enum mrkit_fault_site site);
+#endif
 
 #endif /* _MRKIT_TEST_UTIL_H */

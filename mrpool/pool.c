@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit descriptor pools.
+/**
+ * DOC: Descriptor pools
  *
- * Normal operation
- * ----------------
+ * **Normal operation**
  * A pool belongs to one connection's PD.  At creation it allocates @depth
  * descriptors, each owning one FRWR MR of @pages_per_mr pages, on the
  * device's NUMA node.  Free descriptors sit on a LIFO stack whose head (top
@@ -29,8 +28,18 @@
  * way, the next descriptor that comes back wakes mrkit_pool_wait() sleepers
  * and runs the ULP's notify callback, once per starvation.
  *
- * Recovery
- * --------
+ * Nothing on this path writes a shared line but the stack's head: event
+ * counts are per CPU, summed when read, and the high-water mark is updated
+ * only when a get leaves fewer descriptors free than ever before.  With
+ * %MRKIT_POOL_IO_CACHE an owner may keep a descriptor (CACHED) instead of
+ * putting it: it stays in use for the counts, and destroy takes it back.
+ *
+ * The pool knows descriptors, MRs and fences; it knows nothing of work
+ * requests, protection or the I/O that holds a descriptor (frwr/ and
+ * sigmr/ drive descriptors through the calls below, and never the other
+ * way round).
+ *
+ * **Recovery**
  * A REG_MR or LOCAL_INV that completes in error (flush included) leaves
  * the MR's registration state unknown, so the completion handler marks the
  * descriptor STALE.  A stale descriptor is never pushed back: when its
@@ -39,33 +48,32 @@
  * before pushing it.  If that allocation fails, the slot stays retired
  * until the next work run.
  *
- * When the deregistration of a retired descriptor's MR completes an I/O's
- * rkey fence (frwr/chain.c: the I/O finished with retired descriptors and
- * waits in FENCING), the I/O is queued on @fence_done and its done() runs
- * from the work item once the pool lock is dropped.
+ * A retired descriptor may carry a fence (&struct mrkit_fence): the owner
+ * finished with a registration whose state it cannot know, and waits for
+ * the deregistration that kills every key the MR ever had.  The work item
+ * deregisters first, counts the fences down, lets each fence that reached
+ * zero fall (its callback runs with no lock held), and only then
+ * allocates replacements: a fence never waits behind memory allocation.
  *
- * mrkit_pool_destroy() deregisters every free and retired descriptor.  If
- * descriptors are still outstanding it says how many, frees nothing that is
- * in use, marks the pool dead and puts it on the module's list of dead
- * pools.  Each later put adds its descriptor to the pool's retire list and
- * queues the module's reaper - a work item that is not in the pool, so a
- * put never touches the pool after handing its descriptor over.  The
- * reaper (process context: deregistration sleeps) frees given-back
- * descriptors and, under the dead-pool lock, the pool with the last one.
+ * mrkit_pool_destroy() sleeps until the pool is empty: it deregisters every
+ * free and retired descriptor, lets their fences fall, and waits for each
+ * descriptor still handed out to be put back (owners finishing their I/Os
+ * in other contexts); then every MR of the pool is gone and the caller may
+ * deallocate the PD.  Puts run under rcu_read_lock(): destroy marks the pool
+ * dying and waits a grace period, after which every put hands its
+ * descriptor to destroy (@returned) with one llist_add() as its last access
+ * to the pool.  mrkit_pool_wait() sleepers are woken with -ENODEV and
+ * waited for before the pool is freed.
  *
- * Serialization
- * -------------
+ * **Serialization**
  * The free stack: cmpxchg only.  A descriptor's state: its owner, plus the
  * completion handlers of WRs the owner posted, through cmpxchg; while no
  * such WR can complete (before the post, after a successful chain), the
  * owner alone (plain stores).
  * @grow_lock (a mutex, process context): growth, replacement, destroy,
  * and the fields they write (@nr_alloc, @descs slots, @grown,
- * @stale_replaced, @outstanding), and the fence counts of FENCING I/Os.
- * mrkit_dead_lock: the list of dead pools; a dead pool is freed only by
- * the reaper holding it.  Lock order: mrkit_dead_lock, then a pool's
- * @grow_lock (destroy never holds both).  Counters read by
- * mrkit_pool_stats() are snapshots.
+ * @stale_replaced), and the counts of fences.  Counters read by
+ * mrkit_pool_get_stats() are snapshots.
  */
 
 #include <linux/module.h>
@@ -89,6 +97,7 @@ static const char * const mrkit_mr_state_names[MRKIT_MR_NR_STATES] = {
 	[MRKIT_MR_INVALIDATING]	= "INVALIDATING",
 	[MRKIT_MR_STALE]	= "STALE",
 	[MRKIT_MR_RETIRING]	= "RETIRING",
+	[MRKIT_MR_CACHED]	= "CACHED",
 };
 
 const char *mrkit_mr_state_name(enum mrkit_mr_state state)
@@ -99,46 +108,29 @@ const char *mrkit_mr_state_name(enum mrkit_mr_state state)
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_state_name);
 
-/*
- * Legal owner-driven transitions.  FREE <-> RESERVED and RETIRING are the
- * pool's own and not reachable from here; any owned state may go STALE.
- */
-static const u8 mrkit_mr_legal[MRKIT_MR_NR_STATES] = {
-	[MRKIT_MR_RESERVED]	= BIT(MRKIT_MR_MAPPED) | BIT(MRKIT_MR_STALE),
-	[MRKIT_MR_MAPPED]	= BIT(MRKIT_MR_RESERVED) |
-				  BIT(MRKIT_MR_REGISTERED) | BIT(MRKIT_MR_STALE),
-	[MRKIT_MR_REGISTERED]	= BIT(MRKIT_MR_MAPPED) |
-				  BIT(MRKIT_MR_INVALIDATING) |
-				  BIT(MRKIT_MR_RESERVED) | BIT(MRKIT_MR_STALE),
-	[MRKIT_MR_INVALIDATING]	= BIT(MRKIT_MR_REGISTERED) |
-				  BIT(MRKIT_MR_RESERVED) | BIT(MRKIT_MR_STALE),
-};
-
-#if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
 const char * const mrkit_fault_site_names[MRKIT_FAULT_NR_SITES] = {
 	[MRKIT_FAULT_POOL_ALLOC]	= "pool_alloc",
 	[MRKIT_FAULT_DESCS_ALLOC]	= "descs_alloc",
 	[MRKIT_FAULT_DESC_ALLOC]	= "desc_alloc",
 	[MRKIT_FAULT_RKEY_INDEX]	= "rkey_index",
 	[MRKIT_FAULT_DMA_MAP]		= "dma_map_sg",
+	[MRKIT_FAULT_ALLOC_MR]		= "alloc_mr",
 };
 EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_site_names);
 
-bool (*mrkit_fault_hook)(enum mrkit_fault_site site);
-EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_hook);
+#ifdef CONFIG_FAULT_INJECTION
+struct fault_attr mrkit_fault_attrs[MRKIT_FAULT_NR_SITES] = {
+	[0 ... MRKIT_FAULT_NR_SITES - 1] = FAULT_ATTR_INITIALIZER,
+};
+EXPORT_SYMBOL_IF_KUNIT(mrkit_fault_attrs);
+#endif
 
+#if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
 atomic_t mrkit_live_objects = ATOMIC_INIT(0);
 EXPORT_SYMBOL_IF_KUNIT(mrkit_live_objects);
 
 unsigned long mrkit_rmw_ops;
 EXPORT_SYMBOL_IF_KUNIT(mrkit_rmw_ops);
-
-bool mrkit_fault(enum mrkit_fault_site site)
-{
-	bool (*hook)(enum mrkit_fault_site site) = READ_ONCE(mrkit_fault_hook);
-
-	return hook && hook(site);
-}
 #endif
 
 static inline u64 mrkit_head_pack(u32 top, u32 count, u32 tag)
@@ -161,7 +153,8 @@ static inline u32 mrkit_head_tag(u64 head)
 	return head >> 32;
 }
 
-static void mrkit_push(struct mrkit_pool *pool, struct mrkit_mr *mr)
+static __always_inline void mrkit_push(struct mrkit_pool *pool,
+				       struct mrkit_mr *mr)
 {
 	s64 old = atomic64_read(&pool->head);
 	u64 new;
@@ -175,7 +168,8 @@ static void mrkit_push(struct mrkit_pool *pool, struct mrkit_mr *mr)
 }
 
 /* Returns NULL when the stack is empty. */
-static struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool, u32 *nfree)
+static __always_inline struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool,
+						  u32 *nfree)
 {
 	s64 old = atomic64_read(&pool->head);
 	struct mrkit_mr *mr;
@@ -280,20 +274,21 @@ static int mrkit_check_device(struct ib_device *dev, const char *name,
  * (without SG_GAPS MRs) can start a new descriptor.
  *
  * Context: any.
- * Return values:
- *   %0 - @lim is valid.
- *   %-EINVAL - @shape->max_io_bytes is 0, unknown flags, or
- *	@shape->pages_per_mr exceeds the device's page-list limit.
- *   %-EOPNOTSUPP - the device cannot do fast registration, or integrity
- *	was asked for and the device lacks it.
+ * Return:
+ * * %0 - @lim is valid.
+ * * %-EINVAL - @shape->max_io_bytes is 0, unknown flags, or
+ *   @shape->pages_per_mr exceeds the device's page-list limit.
+ * * %-EOPNOTSUPP - the device cannot do fast registration, or integrity
+ *   was asked for and the device lacks it.
+ * * %-EOVERFLOW - the counts for @shape do not fit 32 bits (a huge
+ *   @shape->max_gaps or @shape->extra_wrs); nothing wraps.
  */
 int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape,
 		       struct mrkit_limits *lim)
 {
-	u32 pages;
-	int ret;
-
 	u32 psize = (shape->map_flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
+	u64 pages;
+	int ret;
 
 	if (!shape->max_io_bytes) {
 		ibdev_err_ratelimited(dev, "mrkit: max_io_bytes is 0\n");
@@ -315,19 +310,29 @@ int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape
 	lim->max_pages_per_mr = (shape->flags & MRKIT_POOL_INTEGRITY) ?
 				dev->attrs.max_pi_fast_reg_page_list_len :
 				dev->attrs.max_fast_reg_page_list_len;
-	pages = DIV_ROUND_UP(shape->max_io_bytes, psize) + 1;
+	/* In 64 bits: rounding a 4 GiB - 1 I/O up to pages must not wrap. */
+	pages = DIV_ROUND_UP((u64)shape->max_io_bytes, psize) + 1;
 	lim->mrs_per_io = DIV_ROUND_UP(pages, lim->pages_per_mr);
-	if (lim->mr_type != IB_MR_TYPE_SG_GAPS)
-		lim->mrs_per_io += shape->max_gaps;
-	lim->wrs_per_io = lim->mrs_per_io *
-			  ((shape->flags & MRKIT_POOL_LAZY_INV) ? 3 : 2) +
-			  shape->extra_wrs;
+	if ((lim->mr_type != IB_MR_TYPE_SG_GAPS &&
+	     check_add_overflow(lim->mrs_per_io, shape->max_gaps,
+				&lim->mrs_per_io)) ||
+	    check_mul_overflow(lim->mrs_per_io,
+			       (shape->flags & MRKIT_POOL_LAZY_INV) ? 3U : 2U,
+			       &lim->wrs_per_io) ||
+	    check_add_overflow(lim->wrs_per_io, shape->extra_wrs,
+			       &lim->wrs_per_io)) {
+		ibdev_err_ratelimited(dev, "mrkit: I/O shape needs more than 2^32 WRs (max_gaps %u, extra_wrs %u)\n",
+				      shape->max_gaps, shape->extra_wrs);
+		return -EOVERFLOW;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_query_limits, MRKIT);
 
 static struct ib_mr *mrkit_alloc_ibmr(struct mrkit_pool *pool)
 {
+	if (mrkit_fault(MRKIT_FAULT_ALLOC_MR))
+		return ERR_PTR(-ENOMEM);
 	if (pool->mr_type == IB_MR_TYPE_INTEGRITY)
 		return ib_alloc_mr_integrity(pool->pd, pool->pages_per_mr,
 					     pool->meta_pages);
@@ -382,6 +387,7 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 	WRITE_ONCE(pool->nr_alloc, first + n);
 	for (i = 0; i < n; i++)
 		mrkit_push(pool, pool->descs[first + i]);
+	WRITE_ONCE(pool->low_free, U32_MAX);
 	return 0;
 
 out_unwind:
@@ -396,52 +402,68 @@ out_unwind:
 }
 
 /*
- * @mr's MR was just deregistered: no key it ever had is valid.  If an I/O
- * waits for that (the rkey fence on an error path), count it down, and
- * queue the I/O for done() with the last.  Caller holds grow_lock.
+ * @mr's MR was just deregistered: no key it ever had is valid.  Count its
+ * fence down, and queue the fence to fall with the last.  Caller holds
+ * grow_lock; the fence's owner wrote the count before the first of its
+ * descriptors was given back (the llist_add() of that put, a full barrier,
+ * pairs with the llist_del_all() that took the descriptor here).
  */
 static void mrkit_fence_put(struct mrkit_pool *pool, struct mrkit_mr *mr)
 {
-	struct mrkit_io *io = mr->io;
+	struct mrkit_fence *fence = mr->fence;
 
-	if (!io)
+	if (!fence)
 		return;
-	mr->io = NULL;
-	if (--io->fence_pending)
+	mr->fence = NULL;
+	if (WARN_ON_ONCE(!fence->pending) || --fence->pending)
 		return;
-	llist_add(&io->fence_node, &pool->fence_done);
+	llist_add(&fence->node, &pool->fence_done);
 }
 
-/* Run done() of the I/Os on @list (fence_node links); no lock held. */
-static void mrkit_fence_deliver_list(struct llist_node *list)
-{
-	struct mrkit_io *io, *tmp;
-
-	llist_for_each_entry_safe(io, tmp, list, fence_node) {
-		io->state = MRKIT_IO_DONE;
-		mrkit_io_notify(io);	/* last access to io */
-	}
-}
-
+/* Let the fences whose MRs are all gone fall; no lock held. */
 static void mrkit_fence_deliver(struct mrkit_pool *pool)
 {
-	mrkit_fence_deliver_list(llist_del_all(&pool->fence_done));
+	struct llist_node *list = llist_del_all(&pool->fence_done);
+	struct mrkit_fence *fence, *tmp;
+
+	llist_for_each_entry_safe(fence, tmp, list, node)
+		fence->fallen(fence);	/* the fence's owner may be gone now */
 }
 
-/* Deregister and replace retired descriptors; caller holds grow_lock. */
-static void mrkit_pool_replace(struct mrkit_pool *pool)
+/* Unindex and deregister a descriptor's MR, if it still has one. */
+static void mrkit_mr_dereg(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	if (!mr->ibmr)
+		return;
+	mrkit_unindex_mr(pool, mr);
+	ib_dereg_mr(mr->ibmr);
+	mr->ibmr = NULL;
+}
+
+/*
+ * Deregister the MRs of the retired descriptors given back so far and
+ * count their fences down; return them, to be replaced once the fences
+ * have fallen.  Caller holds grow_lock.
+ */
+static struct llist_node *mrkit_pool_retire(struct mrkit_pool *pool)
 {
 	struct llist_node *list = llist_del_all(&pool->retire_list);
+	struct mrkit_mr *mr;
+
+	llist_for_each_entry(mr, list, retire_node) {
+		mrkit_mr_dereg(pool, mr);
+		mrkit_fence_put(pool, mr);
+	}
+	return list;
+}
+
+/* Give retired descriptors (on @list) fresh MRs; caller holds grow_lock. */
+static void mrkit_pool_replace(struct mrkit_pool *pool, struct llist_node *list)
+{
 	struct mrkit_mr *mr, *tmp;
 	struct ib_mr *ibmr;
 
 	llist_for_each_entry_safe(mr, tmp, list, retire_node) {
-		if (mr->ibmr) {
-			mrkit_unindex_mr(pool, mr);
-			ib_dereg_mr(mr->ibmr);
-			mr->ibmr = NULL;
-		}
-		mrkit_fence_put(pool, mr);
 		ibmr = mrkit_alloc_ibmr(pool);
 		if (IS_ERR(ibmr)) {
 			mrkit_pool_err(pool,
@@ -467,8 +489,9 @@ static void mrkit_pool_replace(struct mrkit_pool *pool)
 		trace_mrkit_mr_replaced(mr);
 		atomic_dec(&pool->nr_stale);
 		mrkit_rmw(1);
-		mr->io_next = NULL;	/* was retire_node */
+		mr->retire_node.next = NULL;
 		mrkit_push(pool, mr);
+		WRITE_ONCE(pool->low_free, U32_MAX);
 	}
 }
 
@@ -480,82 +503,35 @@ static void mrkit_pool_wake(struct mrkit_pool *pool)
 	if (!xchg(&pool->starved, false))
 		return;
 	wake_up_all(&pool->wait);
-	notify = READ_ONCE(pool->notify);
+	/* Pairs with the release in mrkit_pool_set_notify(): ctx first. */
+	notify = smp_load_acquire(&pool->notify);
 	if (notify)
-		notify(pool, pool->notify_ctx);
+		notify(pool, READ_ONCE(pool->notify_ctx));
 }
 
 static void mrkit_pool_free(struct mrkit_pool *pool)
 {
+	free_percpu(pool->events);
 	xa_destroy(&pool->rkeys);
 	mrkit_kvfree(pool->descs);
 	mrkit_free(pool);
 }
 
-/* Pools destroyed with descriptors out, freed by the reaper. */
-static LIST_HEAD(mrkit_dead_pools);
-static DEFINE_MUTEX(mrkit_dead_lock);
-
-/*
- * A dead pool: free given-back descriptors; true when the last came back
- * (the caller frees the pool).  Caller holds grow_lock.
- */
-static bool mrkit_pool_reap(struct mrkit_pool *pool)
-{
-	struct llist_node *list = llist_del_all(&pool->retire_list);
-	struct mrkit_mr *mr, *tmp;
-
-	llist_for_each_entry_safe(mr, tmp, list, retire_node) {
-		if (mr->ibmr) {
-			mrkit_unindex_mr(pool, mr);
-			ib_dereg_mr(mr->ibmr);
-		}
-		mrkit_fence_put(pool, mr);
-		pool->descs[mr->idx] = NULL;
-		mrkit_mr_free(mr, mrkit_pool_integrity(pool));
-		pool->outstanding--;
-	}
-	return !pool->outstanding;
-}
-
-static void mrkit_reaper(struct work_struct *work)
-{
-	struct llist_node *node, *next;
-	struct mrkit_pool *pool, *tmp;
-	LLIST_HEAD(fenced);
-	bool last;
-
-	mutex_lock(&mrkit_dead_lock);
-	list_for_each_entry_safe(pool, tmp, &mrkit_dead_pools, dead_node) {
-		mutex_lock(&pool->grow_lock);
-		last = mrkit_pool_reap(pool);
-		mutex_unlock(&pool->grow_lock);
-		/* done() runs once no lock is held; the I/Os outlive the pool. */
-		llist_for_each_safe(node, next, llist_del_all(&pool->fence_done))
-			llist_add(node, &fenced);
-		if (!last)
-			continue;
-		list_del(&pool->dead_node);
-		ibdev_dbg(pool->dev,
-			  "mrkit pool %s: last outstanding descriptor returned; pool freed\n",
-			  pool->name);
-		mutex_destroy(&pool->grow_lock);
-		mrkit_pool_free(pool);
-	}
-	mutex_unlock(&mrkit_dead_lock);
-	mrkit_fence_deliver_list(llist_del_all(&fenced));
-}
-
-static DECLARE_WORK(mrkit_reap_work, mrkit_reaper);
-
 static void mrkit_pool_work(struct work_struct *work)
 {
 	struct mrkit_pool *pool = container_of(work, struct mrkit_pool, work);
+	struct llist_node *retired;
 	u32 n;
 	int ret;
 
 	mutex_lock(&pool->grow_lock);
-	mrkit_pool_replace(pool);
+	retired = mrkit_pool_retire(pool);
+	mutex_unlock(&pool->grow_lock);
+	/* Fenced done() calls before any allocation (they may free memory). */
+	mrkit_fence_deliver(pool);
+
+	mutex_lock(&pool->grow_lock);
+	mrkit_pool_replace(pool, retired);
 	/*
 	 * Cleared before growing: a getter that finds the pool empty while
 	 * this runs queues the work again rather than losing its request.
@@ -572,9 +548,56 @@ static void mrkit_pool_work(struct work_struct *work)
 		}
 	}
 	mutex_unlock(&pool->grow_lock);
-	mrkit_fence_deliver(pool);
 	if (mrkit_head_top(atomic64_read(&pool->head)) != MRKIT_HEAD_NIL)
 		mrkit_pool_wake(pool);
+}
+
+/* Check a pool's attributes; on success set its MR type and page count. */
+static int mrkit_pool_check_attr(struct ib_device *dev,
+				 const struct mrkit_pool_attr *attr,
+				 enum ib_mr_type *type, u32 *pages)
+{
+	u32 max_depth = attr->max_depth ?: attr->depth;
+	const char *name = attr->name;
+	int ret;
+
+	if (!name || !*name) {
+		ibdev_err_ratelimited(dev, "mrkit: a pool needs a name\n");
+		return -EINVAL;
+	}
+	if (!attr->depth || attr->depth > max_depth ||
+	    max_depth > MRKIT_MAX_DEPTH) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: bad depth %u / max_depth %u (1 <= depth <= max_depth <= %u)\n",
+				      name, attr->depth, attr->max_depth,
+				      MRKIT_MAX_DEPTH);
+		return -EINVAL;
+	}
+	if (attr->flags & ~MRKIT_POOL_FLAGS_ALL) {
+		ibdev_err_ratelimited(dev, "mrkit pool %s: unknown flags 0x%x\n",
+				      name, attr->flags & ~MRKIT_POOL_FLAGS_ALL);
+		return -EINVAL;
+	}
+	if (attr->node != NUMA_NO_NODE &&
+	    (attr->node < 0 || attr->node >= nr_node_ids ||
+	     !node_online(attr->node))) {
+		ibdev_err_ratelimited(dev, "mrkit pool %s: NUMA node %d is not online\n",
+				      name, attr->node);
+		return -EINVAL;
+	}
+	ret = mrkit_check_device(dev, name, attr->flags, attr->pages_per_mr,
+				 type, pages);
+	if (ret)
+		return ret;
+	if ((attr->flags & MRKIT_POOL_INTEGRITY) &&
+	    attr->meta_pages > dev->attrs.max_pi_fast_reg_page_list_len) {
+		ibdev_err_ratelimited(dev,
+				      "mrkit pool %s: %u metadata pages exceeds the device maximum %u\n",
+				      name, attr->meta_pages,
+				      dev->attrs.max_pi_fast_reg_page_list_len);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
@@ -588,14 +611,15 @@ static void mrkit_pool_work(struct work_struct *work)
  * happens later, on demand.  The pool may outlive any one QP on @pd.
  *
  * Context: process context; may sleep.
- * Return values: the pool, or an ERR_PTR():
- *   %-EINVAL - no name, a zero depth, a depth above %MRKIT_MAX_DEPTH or
- *	above @attr->max_depth, unknown flags, a NUMA node that is not
- *	online, or more pages per MR than the device allows.
- *   %-EOPNOTSUPP - the device cannot do fast registration, or
- *	%MRKIT_POOL_INTEGRITY was asked for and it lacks integrity handover.
- *   %-ENOMEM, or the provider's error from MR allocation; nothing is
- *	left allocated.
+ * Return: the pool, or an ERR_PTR():
+ *
+ * * %-EINVAL - no name, a zero depth, a depth above %MRKIT_MAX_DEPTH or
+ *   above @attr->max_depth, unknown flags, a NUMA node that is not
+ *   online, or more pages per MR than the device allows.
+ * * %-EOPNOTSUPP - the device cannot do fast registration, or
+ *   %MRKIT_POOL_INTEGRITY was asked for and it lacks integrity handover.
+ * * %-ENOMEM, or the provider's error from MR allocation; nothing is
+ *   left allocated.
  */
 struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 				     const struct mrkit_pool_attr *attr)
@@ -608,42 +632,9 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	u32 pages;
 	int node, ret;
 
-	if (!name || !*name) {
-		ibdev_err_ratelimited(dev, "mrkit: a pool needs a name\n");
-		return ERR_PTR(-EINVAL);
-	}
-	if (!attr->depth || attr->depth > max_depth ||
-	    max_depth > MRKIT_MAX_DEPTH) {
-		ibdev_err_ratelimited(dev,
-				      "mrkit pool %s: bad depth %u / max_depth %u (1 <= depth <= max_depth <= %u)\n",
-				      name, attr->depth, attr->max_depth,
-				      MRKIT_MAX_DEPTH);
-		return ERR_PTR(-EINVAL);
-	}
-	if (attr->flags & ~MRKIT_POOL_FLAGS_ALL) {
-		ibdev_err_ratelimited(dev, "mrkit pool %s: unknown flags 0x%x\n",
-				      name, attr->flags & ~MRKIT_POOL_FLAGS_ALL);
-		return ERR_PTR(-EINVAL);
-	}
-	if (attr->node != NUMA_NO_NODE &&
-	    (attr->node < 0 || attr->node >= nr_node_ids ||
-	     !node_online(attr->node))) {
-		ibdev_err_ratelimited(dev, "mrkit pool %s: NUMA node %d is not online\n",
-				      name, attr->node);
-		return ERR_PTR(-EINVAL);
-	}
-	ret = mrkit_check_device(dev, name, attr->flags, attr->pages_per_mr,
-				 &type, &pages);
+	ret = mrkit_pool_check_attr(dev, attr, &type, &pages);
 	if (ret)
 		return ERR_PTR(ret);
-	if ((attr->flags & MRKIT_POOL_INTEGRITY) &&
-	    attr->meta_pages > dev->attrs.max_pi_fast_reg_page_list_len) {
-		ibdev_err_ratelimited(dev,
-				      "mrkit pool %s: %u metadata pages exceeds the device maximum %u\n",
-				      name, attr->meta_pages,
-				      dev->attrs.max_pi_fast_reg_page_list_len);
-		return ERR_PTR(-EINVAL);
-	}
 
 	node = attr->node == NUMA_NO_NODE ? ibdev_to_node(dev) : attr->node;
 	pool = mrkit_zalloc(MRKIT_FAULT_POOL_ALLOC, sizeof(*pool), node);
@@ -657,7 +648,15 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 		goto out_free_pool;
 	}
 
+	pool->events = mrkit_fault(MRKIT_FAULT_POOL_ALLOC) ? NULL :
+		       alloc_percpu(struct mrkit_pool_events);
+	if (!pool->events) {
+		ret = -ENOMEM;
+		goto out_free_descs_array;
+	}
 	atomic64_set(&pool->head, mrkit_head_pack(MRKIT_HEAD_NIL, 0, 0));
+	pool->low_free = U32_MAX;
+	pool->iwarp = mrkit_iwarp(dev);
 	pool->pd = pd;
 	pool->dev = dev;
 	pool->mr_type = type;
@@ -670,7 +669,8 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 	init_llist_head(&pool->retire_list);
 	init_llist_head(&pool->orphan_list);
 	init_llist_head(&pool->fence_done);
-	INIT_LIST_HEAD(&pool->dead_node);
+	init_llist_head(&pool->returned);
+	atomic_set(&pool->waiters, 0);
 	xa_init(&pool->rkeys);
 	mutex_init(&pool->grow_lock);
 	INIT_WORK(&pool->work, mrkit_pool_work);
@@ -689,6 +689,8 @@ struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 out_free_descs:
 	xa_destroy(&pool->rkeys);
 	mutex_destroy(&pool->grow_lock);
+	free_percpu(pool->events);
+out_free_descs_array:
 	mrkit_kvfree(pool->descs);
 out_free_pool:
 	mrkit_free(pool);
@@ -696,84 +698,159 @@ out_free_pool:
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_create, MRKIT);
 
-/**
- * mrkit_pool_destroy - deregister a pool's descriptors and free it
- * @pool: the pool; may be an ERR_PTR or NULL, which is ignored
- *
- * Every MR of a free or retired descriptor is deregistered exactly once
- * (parked ones too: call it after the QP is destroyed), and I/Os waiting
- * for those deregistrations get their done() before this returns.
- * Descriptors still handed out are reported with their count and left
- * alone: the pool stays allocated until the last of them is put back;
- * mrkit's reaper then deregisters and frees it.  The caller must not get
- * from the pool, nor race puts with this call; puts after it may run
- * concurrently with each other.
- *
- * Context: process context; may sleep.
- */
-void mrkit_pool_destroy(struct mrkit_pool *pool)
-{
-	struct mrkit_mr *mr;
-	u32 i, nfree, outstanding = 0;
+/* How often mrkit_pool_destroy() says what it still waits for. */
+#define MRKIT_DESTROY_WARN	(10 * HZ)
 
-	if (IS_ERR_OR_NULL(pool))
-		return;
+/*
+ * Deregister and free every descriptor the pool holds now: free, retired,
+ * parked, and given back to destroy.  Returns how many slots are still
+ * handed out.  Caller holds grow_lock.
+ */
+static u32 mrkit_pool_reclaim(struct mrkit_pool *pool)
+{
+	struct llist_node *lists[] = {
+		llist_del_all(&pool->retire_list),
+		llist_del_all(&pool->orphan_list),
+		llist_del_all(&pool->returned),
+	};
+	struct mrkit_mr *mr, *tmp;
+	u32 i, nfree, left = 0;
+
+	while ((mr = mrkit_pop(pool, &nfree))) {
+		mr->retire_node.next = lists[0];
+		lists[0] = &mr->retire_node;
+	}
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		llist_for_each_entry_safe(mr, tmp, lists[i], retire_node) {
+			mrkit_mr_dereg(pool, mr);
+			mrkit_fence_put(pool, mr);
+			pool->descs[mr->idx] = NULL;
+			mrkit_mr_free(mr, mrkit_pool_integrity(pool));
+		}
+	}
+	for (i = 0; i < pool->nr_alloc; i++) {
+		mr = pool->descs[i];
+		if (!mr)
+			continue;
+		/* Kept by an idle I/O, which may not be used any more. */
+		if (atomic_read(&mr->state) == MRKIT_MR_CACHED) {
+			mrkit_mr_dereg(pool, mr);
+			pool->descs[i] = NULL;
+			mrkit_mr_free(mr, mrkit_pool_integrity(pool));
+			continue;
+		}
+		left++;
+	}
+	return left;
+}
+
+/**
+ * mrkit_pool_destroy_timeout - mrkit_pool_destroy(), giving up after a while
+ * @pool: the pool
+ * @timeout: jiffies to wait for descriptors still out, or
+ *	%MAX_SCHEDULE_TIMEOUT
+ *
+ * For test harnesses, where a failed test may leave descriptors out for
+ * good: a destroy that would wait forever fails instead, leaving the pool
+ * and its MRs allocated (leaked, with a kernel warning).
+ *
+ * Context: process context; sleeps.
+ * Return: 0 when the pool is gone; -ETIMEDOUT when descriptors were still
+ * out after @timeout.
+ */
+int mrkit_pool_destroy_timeout(struct mrkit_pool *pool, unsigned long timeout)
+{
+	unsigned long warn_at = jiffies + MRKIT_DESTROY_WARN;
+	unsigned long give_up = jiffies + timeout;
+	u32 left;
 
 	trace_mrkit_pool_destroy(pool, mrkit_pool_in_use(pool));
 	mrkit_pool_debugfs_remove(pool);
+	WRITE_ONCE(pool->dying, true);
+	wake_up_all(&pool->wait);
+	/*
+	 * Every put that saw the pool alive has finished (puts run under
+	 * rcu_read_lock()); from here on a put hands its descriptor over on
+	 * @returned and touches the pool no more.
+	 */
+	synchronize_rcu();
 	cancel_work_sync(&pool->work);
-	mutex_lock(&pool->grow_lock);
-	while ((mr = mrkit_pop(pool, &nfree)))
-		atomic_set(&mr->state, MRKIT_MR_RETIRING);
-	llist_del_all(&pool->retire_list);
-	llist_del_all(&pool->orphan_list);
-
-	for (i = 0; i < pool->nr_alloc; i++) {
-		mr = pool->descs[i];
-		if (atomic_read(&mr->state) != MRKIT_MR_RETIRING) {
-			outstanding++;
-			continue;
-		}
-		if (mr->ibmr) {
-			mrkit_unindex_mr(pool, mr);
-			ib_dereg_mr(mr->ibmr);
-		}
-		mrkit_fence_put(pool, mr);
-		pool->descs[i] = NULL;
-		mrkit_mr_free(mr, mrkit_pool_integrity(pool));
-	}
-
-	if (outstanding) {
-		ibdev_warn(pool->dev,
-			   "mrkit pool %s: destroyed with %u descriptor(s) still in use; they are freed when put back\n",
-			   pool->name, outstanding);
-		pool->outstanding = outstanding;
-		WRITE_ONCE(pool->dead, true);
+	for (;;) {
+		mutex_lock(&pool->grow_lock);
+		left = mrkit_pool_reclaim(pool);
 		mutex_unlock(&pool->grow_lock);
 		mrkit_fence_deliver(pool);
-		wake_up_all(&pool->wait);
-		/*
-		 * The last access: once listed the reaper may free the pool.
-		 * Puts that came before found it dead and queued the reaper,
-		 * which skipped it; queue it again for them.
-		 */
-		mutex_lock(&mrkit_dead_lock);
-		list_add_tail(&pool->dead_node, &mrkit_dead_pools);
-		mutex_unlock(&mrkit_dead_lock);
-		queue_work(mrkit_wq, &mrkit_reap_work);
-		return;
+		if (!left)
+			break;
+		if (timeout != MAX_SCHEDULE_TIMEOUT &&
+		    time_after(jiffies, give_up)) {
+			WARN(1, "mrkit pool %s: destroy gives up with %u descriptor(s) still out; the pool is leaked\n",
+			     pool->name, left);
+			return -ETIMEDOUT;
+		}
+		/* Pairs with the wake_up_var() of mrkit_mr_put_returned(). */
+		if (wait_var_event_timeout(&pool->returned,
+					   !llist_empty(&pool->returned), HZ))
+			continue;
+		if (time_after(jiffies, warn_at)) {
+			ibdev_warn(pool->dev,
+				   "mrkit pool %s: destroy waits for %u descriptor(s) still held by I/Os\n",
+				   pool->name, left);
+			warn_at = jiffies + MRKIT_DESTROY_WARN;
+		}
 	}
-	mutex_unlock(&pool->grow_lock);
-	mrkit_fence_deliver(pool);
+	/* Sleepers in mrkit_pool_wait() saw @dying; wait until they left. */
+	wait_var_event(&pool->waiters, !atomic_read(&pool->waiters));
 	mutex_destroy(&pool->grow_lock);
 	mrkit_pool_free(pool);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_pool_destroy_timeout);
+
+/**
+ * mrkit_pool_destroy - deregister a pool's MRs and free it
+ * @pool: the pool; may be an ERR_PTR or NULL, which is ignored
+ *
+ * Sleeps until every descriptor of @pool is back and every MR of the pool
+ * is deregistered: descriptors still handed out must be coming back from
+ * other contexts (I/Os finishing: completions of a QP being drained or
+ * destroyed, a request's release), and each fenced I/O's done() runs before
+ * this returns.  Parked descriptors (see mrkit_pool_qp_drained()) are
+ * deregistered too, so call it once the pool's QPs are drained or
+ * destroyed.  While it waits it says every ten seconds how many
+ * descriptors are still out.  Afterwards nothing of the pool remains and
+ * the caller may deallocate the PD or let the device go.
+ *
+ * The caller must not get from the pool, map I/Os on it or start
+ * mrkit_pool_wait() once this has been called; puts, completions and
+ * sleepers already in mrkit_pool_wait() (which return -ENODEV) may run
+ * concurrently.
+ *
+ * Context: process context; sleeps.  Not from a done() callback of the
+ * pool's I/Os or from any context the I/Os holding descriptors need in
+ * order to finish.
+ */
+void mrkit_pool_destroy(struct mrkit_pool *pool)
+{
+	if (!IS_ERR_OR_NULL(pool))
+		mrkit_pool_destroy_timeout(pool, MAX_SCHEDULE_TIMEOUT);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 
+/* A get left fewer descriptors free than ever since the last growth. */
+static void __cold mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree)
+{
+	u32 used = READ_ONCE(pool->nr_alloc) - nfree -
+		   atomic_read(&pool->nr_stale);
+
+	WRITE_ONCE(pool->low_free, nfree);
+	if (used > READ_ONCE(pool->high_water))
+		WRITE_ONCE(pool->high_water, used);
+}
+
 static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
 {
-	atomic64_inc(&pool->exhausted);
-	mrkit_rmw(1);
+	mrkit_count(pool, MRKIT_EV_EXHAUSTED);
 	trace_mrkit_pool_exhausted(pool, 0);
 	if (READ_ONCE(pool->nr_alloc) < pool->max_depth &&
 	    !READ_ONCE(pool->grow_pending)) {
@@ -787,23 +864,26 @@ static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
  * mrkit_mr_get - take a free descriptor from a pool
  * @pool: the pool
  *
+ * For ULPs that manage registrations themselves rather than through
+ * &struct mrkit_io (mrkit's I/O calls use it), and for measuring the pool.
  * O(1): one cmpxchg, no lock, no allocation.  When the pool is empty it
  * counts the event, queues growth if below the maximum depth, and arms the
  * wake-up of mrkit_pool_wait() sleepers and of the notify callback for the
  * next descriptor that comes back.
  *
  * Context: any (process, softirq, hard irq, CQ callback).
- * Return values: a descriptor in the RESERVED state, or an ERR_PTR():
- *   %-EAGAIN - the pool is empty; retry after a put, a notify callback or
- *	mrkit_pool_wait().
- *   %-ENODEV - the pool was destroyed.
+ * Return: a descriptor in the RESERVED state, or an ERR_PTR():
+ *
+ * * %-EAGAIN - the pool is empty; retry after a put, a notify callback or
+ *   mrkit_pool_wait().
+ * * %-ENODEV - the pool was destroyed.
  */
 struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool)
 {
 	struct mrkit_mr *mr;
-	u32 nfree, used;
+	u32 nfree;
 
-	if (unlikely(READ_ONCE(pool->dead))) {
+	if (unlikely(READ_ONCE(pool->dying))) {
 		mrkit_pool_err(pool, "get after destroy\n");
 		return ERR_PTR(-ENODEV);
 	}
@@ -818,55 +898,74 @@ struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool)
 	}
 	atomic_set(&mr->state, MRKIT_MR_RESERVED);
 	trace_mrkit_mr_get(mr);
-
-	used = READ_ONCE(pool->nr_alloc) - nfree - atomic_read(&pool->nr_stale);
-	if (unlikely(used > READ_ONCE(pool->high_water)))
-		WRITE_ONCE(pool->high_water, used);
+	/* The head's line is ours already: no other line is written. */
+	if (unlikely(nfree < READ_ONCE(pool->low_free)))
+		mrkit_pool_new_low(pool, nfree);
 	return mr;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_mr_get, MRKIT);
 
-static int mrkit_mr_put_dead(struct mrkit_mr *mr);
-
-/* The last step of every put of a reusable descriptor (now FREE). */
-static int mrkit_mr_push_free(struct mrkit_pool *pool, struct mrkit_mr *mr)
+/*
+ * While mrkit_pool_destroy() runs: hand the descriptor to it.  The
+ * llist_add() is the last access to the pool - destroy may free it at once
+ * - and wake_up_var() only hashes the address.
+ */
+static int mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr)
 {
-	trace_mrkit_mr_put(mr);
-	if (unlikely(READ_ONCE(pool->dead)))
-		return mrkit_mr_put_dead(mr);
-	mrkit_push(pool, mr);
-	if (unlikely(READ_ONCE(pool->starved)))
-		mrkit_pool_wake(pool);
+	llist_add(&mr->retire_node, &pool->returned);
+	wake_up_var(&pool->returned);
 	return 0;
 }
 
-/*
- * After mrkit_pool_destroy(): hand the descriptor to the reaper.  The
- * llist_add() is the last access to the pool - the reaper may free it at
- * once - so the work queued is the module's, not the pool's.
- */
-static int mrkit_mr_put_dead(struct mrkit_mr *mr)
+/* The last step of every put of a reusable descriptor (now FREE). */
+static __always_inline int mrkit_mr_push_free(struct mrkit_pool *pool,
+					      struct mrkit_mr *mr)
 {
-	llist_add(&mr->retire_node, &mr->pool->retire_list);
-	queue_work(mrkit_wq, &mrkit_reap_work);
+	trace_mrkit_mr_put(mr);
+	rcu_read_lock();
+	if (unlikely(READ_ONCE(pool->dying))) {
+		mrkit_mr_put_returned(pool, mr);
+	} else {
+		mrkit_push(pool, mr);
+		if (unlikely(READ_ONCE(pool->starved)))
+			mrkit_pool_wake(pool);
+	}
+	rcu_read_unlock();
 	return 0;
+}
+
+/* A stale descriptor given back (now RETIRING): deregister and replace it. */
+static void mrkit_mr_retire(struct mrkit_pool *pool, struct mrkit_mr *mr)
+{
+	rcu_read_lock();
+	if (unlikely(READ_ONCE(pool->dying))) {
+		mrkit_mr_put_returned(pool, mr);
+	} else if (mr->orphan) {
+		/* A posted WR may still reference it: wait for the drain. */
+		llist_add(&mr->retire_node, &pool->orphan_list);
+	} else {
+		llist_add(&mr->retire_node, &pool->retire_list);
+		queue_work(mrkit_wq, &pool->work);
+	}
+	rcu_read_unlock();
 }
 
 /**
  * mrkit_mr_put - give a descriptor back to its pool
  * @mr: a descriptor from mrkit_mr_get()
  *
- * A descriptor with no registration exposed (RESERVED or MAPPED) goes back
+ * The counterpart of mrkit_mr_get().  A descriptor with no registration
+ * exposed (RESERVED or MAPPED) goes back
  * on the free stack.  A STALE one (a REG_MR or LOCAL_INV on it was flushed
  * or failed) is never reused: its MR is deregistered and replaced in the
  * background.  A descriptor whose rkey may still be valid (REGISTERED or
  * INVALIDATING) is refused: invalidate it first.
  *
  * Context: any.
- * Return values:
- *   %0 - taken back.
- *   %-EBUSY - its registration is still live; the caller keeps it.
- *   %-EINVAL - it is already free (double put); nothing changed.
+ * Return:
+ * * %0 - taken back.
+ * * %-EBUSY - its registration is still live; the caller keeps it.
+ * * %-EINVAL - it is already free (double put); nothing changed.
  */
 int mrkit_mr_put(struct mrkit_mr *mr)
 {
@@ -877,6 +976,7 @@ again:
 	switch (st) {
 	case MRKIT_MR_RESERVED:
 	case MRKIT_MR_MAPPED:
+	case MRKIT_MR_CACHED:
 		/* Lost to a flush marking it stale: put it as what it is now. */
 		mrkit_rmw(1);
 		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_FREE))
@@ -886,15 +986,7 @@ again:
 		mrkit_rmw(1);
 		if (!atomic_try_cmpxchg(&mr->state, &st, MRKIT_MR_RETIRING))
 			goto again;
-		if (unlikely(READ_ONCE(pool->dead)))
-			return mrkit_mr_put_dead(mr);
-		if (mr->orphan) {
-			/* A posted WR may still reference it: wait for the drain. */
-			llist_add(&mr->retire_node, &pool->orphan_list);
-			return 0;
-		}
-		llist_add(&mr->retire_node, &pool->retire_list);
-		queue_work(mrkit_wq, &pool->work);
+		mrkit_mr_retire(pool, mr);
 		return 0;
 	case MRKIT_MR_REGISTERED:
 	case MRKIT_MR_INVALIDATING:
@@ -930,6 +1022,59 @@ int mrkit_mr_put_own(struct mrkit_mr *mr)
 	return mrkit_mr_push_free(mr->pool, mr);
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_put_own);
+
+/* Give a descriptor back whatever it holds (a lazily kept key included). */
+static void mrkit_mr_give(struct mrkit_mr *mr)
+{
+	WRITE_ONCE(mr->io, NULL);
+	if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+		mrkit_mr_put_valid(mr);
+	else
+		mrkit_mr_put(mr);
+}
+
+/**
+ * mrkit_mr_keep - keep a descriptor with its owner instead of putting it
+ * @mr: a descriptor whose last use ended well: RESERVED, MAPPED, or
+ *	REGISTERED holding a lazily kept registration
+ * @may_race: a flush of one of its WRs may still mark it STALE (a lazy
+ *	completion); false after its chain completed successfully, when
+ *	none can
+ *
+ * For %MRKIT_POOL_IO_CACHE: the descriptor stays in use, CACHED, for its
+ * owner's next use (mrkit_mr_unkeep()).  With @may_race it is a cmpxchg
+ * that a flush wins, and the descriptor is given back (retired) instead;
+ * so it is while the pool is being destroyed.
+ *
+ * Context: any.
+ * Return: 0 when kept; -EAGAIN or -ENODEV when it was given back instead
+ * (the owner no longer holds it either way).
+ */
+int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race)
+{
+	struct mrkit_pool *pool = mr->pool;
+	int cur = atomic_read(&mr->state), ret = 0;
+
+	rcu_read_lock();
+	if (unlikely(READ_ONCE(pool->dying))) {
+		ret = -ENODEV;
+	} else if (!may_race) {
+		atomic_set(&mr->state, MRKIT_MR_CACHED);
+	} else {
+		do {
+			if (unlikely(cur == MRKIT_MR_STALE)) {
+				ret = -EAGAIN;
+				break;
+			}
+			mrkit_rmw(1);
+		} while (!atomic_try_cmpxchg(&mr->state, &cur,
+					     MRKIT_MR_CACHED));
+	}
+	rcu_read_unlock();
+	if (ret)
+		mrkit_mr_give(mr);
+	return ret;
+}
 
 /**
  * mrkit_mr_put_valid - give back a descriptor whose registration is live
@@ -988,84 +1133,38 @@ void mrkit_pool_qp_drained(struct mrkit_pool *pool)
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_qp_drained, MRKIT);
 
 /**
- * mrkit_mr_transition - move a descriptor between owner-driven states
+ * mrkit_mr_refused - report a refused descriptor transition
  * @mr: the descriptor
- * @from: the state the caller believes it is in
- * @to: the new state
+ * @from: the state the caller believed it was in
+ * @to: the state it asked for
+ * @cur: the state it is in
  *
- * Refuses transitions the state machine does not have, and transitions
- * from a state the descriptor is not in (a stale completion, a double
- * invalidation); the descriptor is left unchanged then.
+ * The cold half of mrkit_mr_transition() and mrkit_mr_own().
  *
- * Context: any.
- * Return: 0, or -EINVAL for an illegal or lost transition.
+ * Return: -EINVAL.
  */
-int mrkit_mr_transition(struct mrkit_mr *mr, enum mrkit_mr_state from,
-			enum mrkit_mr_state to)
+int __cold mrkit_mr_refused(struct mrkit_mr *mr, enum mrkit_mr_state from,
+			    enum mrkit_mr_state to, int cur)
 {
-	int cur;
-
-	if ((unsigned int)from >= MRKIT_MR_NR_STATES ||
-	    (unsigned int)to >= MRKIT_MR_NR_STATES ||
-	    !(mrkit_mr_legal[from] & BIT(to)))
-		goto illegal;
-	mrkit_rmw(1);
-	cur = atomic_cmpxchg(&mr->state, from, to);
-	if (cur == from) {
-		if (to == MRKIT_MR_STALE) {
-			atomic_inc(&mr->pool->nr_stale);
-			mrkit_rmw(1);
-			trace_mrkit_mr_stale(mr);
-		}
-		return 0;
-	}
-illegal:
 	mrkit_pool_err(mr->pool,
 		       "descriptor %u: illegal transition %s -> %s (it is %s)\n",
 		       mr->idx, mrkit_mr_state_name(from),
-		       mrkit_mr_state_name(to),
-		       mrkit_mr_state_name(atomic_read(&mr->state)));
+		       mrkit_mr_state_name(to), mrkit_mr_state_name(cur));
 	return -EINVAL;
 }
-EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_transition);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_refused);
 
 /**
- * mrkit_mr_own - an owner's state change no completion can race
+ * mrkit_mr_stale_done - account a descriptor that just went STALE
  * @mr: the descriptor
- * @from: the state it must be in
- * @to: the new state
- *
- * For the changes made before the descriptor's first WR of its current
- * use is posted: map (RESERVED -> MAPPED) and hand-out (MAPPED ->
- * REGISTERED).  Only a completion of a WR on the descriptor can mark it
- * STALE behind its owner's back, and none is outstanding then: a
- * descriptor reaches the free stack only once no WR of its previous use
- * can complete (put refuses REGISTERED and INVALIDATING, and a
- * registration a posted WR may still reference is parked until
- * mrkit_pool_qp_drained()).  So a load and a plain store do, where
- * mrkit_mr_transition() needs a locked cmpxchg.
- *
- * Context: any; the caller owns @mr.
- * Return: 0, or -EINVAL if @mr is not in @from or the change is illegal.
  */
-int mrkit_mr_own(struct mrkit_mr *mr, enum mrkit_mr_state from,
-		 enum mrkit_mr_state to)
+void mrkit_mr_stale_done(struct mrkit_mr *mr)
 {
-	int cur = atomic_read(&mr->state);
-
-	if (unlikely((unsigned int)from >= MRKIT_MR_NR_STATES ||
-		     (unsigned int)to >= MRKIT_MR_NR_STATES ||
-		     !(mrkit_mr_legal[from] & BIT(to)) || cur != from)) {
-		mrkit_pool_err(mr->pool,
-			       "descriptor %u: illegal transition %s -> %s (it is %s)\n",
-			       mr->idx, mrkit_mr_state_name(from),
-			       mrkit_mr_state_name(to), mrkit_mr_state_name(cur));
-		return -EINVAL;
-	}
-	atomic_set(&mr->state, to);
-	return 0;
+	atomic_inc(&mr->pool->nr_stale);
+	mrkit_rmw(1);
+	trace_mrkit_mr_stale(mr);
 }
-EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_own);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_stale_done);
 
 /**
  * mrkit_mr_mark_stale - retire a descriptor whose REG or INV failed
@@ -1084,9 +1183,7 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 	while (cur >= MRKIT_MR_RESERVED && cur <= MRKIT_MR_INVALIDATING) {
 		mrkit_rmw(1);
 		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
-			atomic_inc(&mr->pool->nr_stale);
-			mrkit_rmw(1);
-			trace_mrkit_mr_stale(mr);
+			mrkit_mr_stale_done(mr);
 			return;
 		}
 	}
@@ -1103,27 +1200,41 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale);
  * @pool: the pool
  * @timeout: in jiffies
  *
- * For ULPs that may block: after mrkit_mr_get() returned -EAGAIN, sleep
- * until a descriptor is free (a put, growth or a replacement).
+ * For ULPs that may block (a target's process context; initiators restart
+ * their queues from mrkit_pool_set_notify() instead): after a map or
+ * mrkit_mr_get() returned -EAGAIN, sleep until a descriptor is free (a
+ * put, growth or a replacement).
  *
  * Context: process context; may sleep.
- * Return values:
- *   %0 - a descriptor is free now (another getter may still win it).
- *   %-ETIMEDOUT - none came back in time.
- *   %-ENODEV - the pool was destroyed.
+ * Return:
+ * * %0 - a descriptor is free now (another getter may still win it).
+ * * %-ETIMEDOUT - none came back in time.
+ * * %-ENODEV - the pool was destroyed.
  */
 int mrkit_pool_wait(struct mrkit_pool *pool, unsigned long timeout)
 {
+	bool dying;
 	long left;
 
+	atomic_inc(&pool->waiters);
 	WRITE_ONCE(pool->starved, true);
 	/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
 	smp_mb();
 	left = wait_event_timeout(pool->wait,
-				  READ_ONCE(pool->dead) ||
+				  READ_ONCE(pool->dying) ||
 				  mrkit_head_top(atomic64_read(&pool->head)) !=
 				  MRKIT_HEAD_NIL, timeout);
-	if (READ_ONCE(pool->dead))
+	dying = READ_ONCE(pool->dying);
+	/*
+	 * The last access to the pool: destroy frees it once no caller is
+	 * inside (the barrier orders the reads above before the decrement
+	 * destroy's wait_var_event() reads); wake_up_var() only hashes the
+	 * address.
+	 */
+	smp_mb__before_atomic();
+	atomic_dec(&pool->waiters);
+	wake_up_var(&pool->waiters);
+	if (dying)
 		return -ENODEV;
 	return left ? 0 : -ETIMEDOUT;
 }
@@ -1152,33 +1263,40 @@ void mrkit_pool_set_notify(struct mrkit_pool *pool,
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_notify, MRKIT);
 
 /**
- * mrkit_pool_stats - snapshot a pool's counters
+ * mrkit_pool_get_stats - snapshot a pool's counters
  * @pool: the pool
  * @st: filled in
  *
- * Context: any.  The fields are read without a lock; each is exact when
- * the pool is quiescent.
+ * Context: any.  The fields are read without a lock (the event counts are
+ * summed over the CPUs); each is exact when the pool is quiescent.
  */
-void mrkit_pool_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
+void mrkit_pool_get_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
 {
+	int cpu;
+
+	memset(st, 0, sizeof(*st));
+	for_each_possible_cpu(cpu) {
+		const struct mrkit_pool_events *ev = per_cpu_ptr(pool->events, cpu);
+
+		st->exhausted += READ_ONCE(ev->n[MRKIT_EV_EXHAUSTED]);
+		st->remote_inv += READ_ONCE(ev->n[MRKIT_EV_REMOTE_INV]);
+		st->local_inv += READ_ONCE(ev->n[MRKIT_EV_LOCAL_INV]);
+		st->bogus_inv += READ_ONCE(ev->n[MRKIT_EV_BOGUS_INV]);
+		st->sig_checks += READ_ONCE(ev->n[MRKIT_EV_SIG_CHECKS]);
+		st->sig_errors += READ_ONCE(ev->n[MRKIT_EV_SIG_ERRORS]);
+		st->sig_forced += READ_ONCE(ev->n[MRKIT_EV_SIG_FORCED]);
+	}
 	st->allocated = READ_ONCE(pool->nr_alloc);
 	st->in_use = mrkit_pool_in_use(pool);
 	st->high_water = READ_ONCE(pool->high_water);
-	st->exhausted = atomic64_read(&pool->exhausted);
 	st->grown = READ_ONCE(pool->grown);
 	st->stale = atomic_read(&pool->nr_stale);
 	st->stale_replaced = READ_ONCE(pool->stale_replaced);
-	st->remote_inv = atomic64_read(&pool->remote_inv);
-	st->local_inv = atomic64_read(&pool->local_inv);
-	st->bogus_inv = atomic64_read(&pool->bogus_inv);
-	st->sig_checks = atomic64_read(&pool->sig_checks);
-	st->sig_errors = atomic64_read(&pool->sig_errors);
-	st->sig_forced = atomic64_read(&pool->sig_forced);
 	st->depth = pool->depth;
 	st->max_depth = pool->max_depth;
 	st->pages_per_mr = pool->pages_per_mr;
 }
-EXPORT_SYMBOL_NS_GPL(mrkit_pool_stats, MRKIT);
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_get_stats, MRKIT);
 
 /**
  * mrkit_pool_name - the name a pool was created with

@@ -470,7 +470,7 @@ static bool smp_all_home(struct smp_bench *b)
 	unsigned int n = 0, i;
 	struct smp_item *it;
 
-	mrkit_pool_stats(b->pool, &st);
+	mrkit_pool_get_stats(b->pool, &st);
 	if (st.in_use || b->qp->mrs_used)
 		return false;
 	list_for_each_entry(it, &b->iser_list, node)

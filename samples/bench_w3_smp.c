@@ -1092,8 +1092,8 @@ static bool w3smp_all_home(struct w3smp_bench *b)
 {
 	struct mrkit_pool_stats st[2];
 
-	mrkit_pool_stats(b->pool[0], &st[0]);
-	mrkit_pool_stats(b->pool[1], &st[1]);
+	mrkit_pool_get_stats(b->pool[0], &st[0]);
+	mrkit_pool_get_stats(b->pool[1], &st[1]);
 	return !st[0].in_use && !st[1].in_use && !b->qp->mrs_used;
 }
 

@@ -240,7 +240,7 @@ static void demo_queue_free(struct demo_queue *q)
 
 		/* Replacements of retired descriptors run in the background. */
 		for (i = 0; i < 50; i++) {
-			mrkit_pool_stats(q->pool, &st);
+			mrkit_pool_get_stats(q->pool, &st);
 			if (!st.in_use && !st.stale)
 				break;
 			msleep(20);
@@ -594,7 +594,7 @@ static void demo_pool_report(struct demo_queue *q)
 {
 	struct mrkit_pool_stats st;
 
-	mrkit_pool_stats(q->pool, &st);
+	mrkit_pool_get_stats(q->pool, &st);
 	pr_info("mrkit_nvme_demo: pool q%d: registrations remote-invalidated %llu, locally invalidated %llu, bogus %llu, high water %u, in use %u, stale replaced %llu\n",
 		q->qid, st.remote_inv, st.local_inv, st.bogus_inv,
 		st.high_water, st.in_use, st.stale_replaced);

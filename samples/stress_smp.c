@@ -5,14 +5,18 @@
  * slub_debug=FZPU so that a write to freed memory is reported).
  *
  * Normal operation: at load, for @rounds rounds each,
- *  - put after destroy: a pool on the rxe device's PD hands out all of
- *    its descriptors, is destroyed, and two kthreads bound to CPU 0 and
- *    CPU 1 put half of them each, released at the same instant.  The
- *    last put frees the pool (through mrkit's reaper); afterwards every
- *    MR of the PD must be deregistered (the PD's use count drops to 0);
+ *  - puts during destroy: a pool on the rxe device's PD hands out all
+ *    of its descriptors; two kthreads bound to CPU 0 and CPU 1 put half
+ *    of them each, released at the same instant, while the main thread
+ *    destroys the pool.  When destroy returns every MR of the PD must be
+ *    deregistered (the PD's use count is 0);
  *  - growth under contention: a pool of depth 4 growing to 64, two
  *    kthreads getting 32 descriptors each, waiting (bounded) on -EAGAIN;
- *    a lost growth request leaves a thread starving past its deadline.
+ *    a lost growth request leaves a thread starving past its deadline;
+ *  - a sleeper in mrkit_pool_wait() on CPU 0 while CPU 1 puts the
+ *    pool's descriptors back and the main thread destroys it: the
+ *    sleeper returns 0 or -ENODEV, nothing is written after the free
+ *    (slub_debug), and every MR is gone when destroy returns.
  * Prints "MRKIT-VM STRESS <name> rounds=<n> ok" per test, or a FAIL line.
  *
  * Recovery: every wait is bounded (a deadline per round); a thread that
@@ -101,8 +105,11 @@ static int st_thread1(void *data)
 	return 0;
 }
 
-/* Run both threads, released together; false if one could not start. */
-static bool st_run(struct st_round *r)
+/*
+ * Run both threads, released together; with @destroy, destroy the pool
+ * while they run.  False if a thread could not start.
+ */
+static bool st_run(struct st_round *r, bool destroy)
 {
 	int (*fn[2])(void *) = { st_thread0, st_thread1 };
 	struct task_struct *t;
@@ -121,12 +128,14 @@ static bool st_run(struct st_round *r)
 	while (atomic_read(&r->ready) < 2)
 		cond_resched();
 	atomic_set(&r->go, 1);
+	if (destroy)
+		mrkit_pool_destroy(r->pool);
 	for (c = 0; c < 2; c++)
 		wait_for_completion(&r->done[c]);
 	return true;
 }
 
-/* Finding 2: puts racing on two CPUs after mrkit_pool_destroy(). */
+/* Puts on two CPUs racing with mrkit_pool_destroy() on either. */
 static int st_destroy_put(struct ib_pd *pd, struct st_round *r)
 {
 	struct mrkit_pool_attr attr = {
@@ -147,24 +156,21 @@ static int st_destroy_put(struct ib_pd *pd, struct st_round *r)
 				if (IS_ERR(r->mrs[c][i]))
 					return PTR_ERR(r->mrs[c][i]);
 			}
-		mrkit_pool_destroy(r->pool);
-		if (!st_run(r))
+		if (!st_run(r, true))
 			return -ENOMEM;
 		if (atomic_read(&r->failed))
 			return -EIO;
-	}
-	/* The reaper deregisters every MR and frees the pools: bounded wait. */
-	for (k = 0; k < 500 && atomic_read(&pd->usecnt); k++)
-		msleep(20);
-	if (atomic_read(&pd->usecnt)) {
-		pr_err("MRKIT-VM FAIL: %d MRs still registered after destroy+put\n",
-		       atomic_read(&pd->usecnt));
-		return -EIO;
+		/* Destroy returned: every MR of the pool is deregistered. */
+		if (atomic_read(&pd->usecnt)) {
+			pr_err("MRKIT-VM FAIL: %d MRs still registered after destroy\n",
+			       atomic_read(&pd->usecnt));
+			return -EIO;
+		}
 	}
 	return 0;
 }
 
-/* Finding 12: growth asked for by getters on two CPUs is never lost. */
+/* Growth asked for by getters on two CPUs is never lost. */
 static int st_grow(struct ib_pd *pd, struct st_round *r)
 {
 	struct mrkit_pool_attr attr = {
@@ -183,7 +189,7 @@ static int st_grow(struct ib_pd *pd, struct st_round *r)
 		memset(r->mrs, 0, sizeof(r->mrs));
 		r->n = ST_GROW_TO / 2;
 		r->grow = true;
-		if (!st_run(r))
+		if (!st_run(r, false))
 			ret = -ENOMEM;
 		else if (atomic_read(&r->failed))
 			ret = -ETIMEDOUT;
@@ -191,7 +197,7 @@ static int st_grow(struct ib_pd *pd, struct st_round *r)
 			for (i = 0; i < r->n; i++)
 				if (r->mrs[c][i])
 					mrkit_mr_put(r->mrs[c][i]);
-		mrkit_pool_stats(r->pool, &st);
+		mrkit_pool_get_stats(r->pool, &st);
 		if (!ret && (st.allocated != ST_GROW_TO || st.in_use))
 			ret = -EIO;
 		mrkit_pool_destroy(r->pool);
@@ -199,6 +205,95 @@ static int st_grow(struct ib_pd *pd, struct st_round *r)
 	if (ret)
 		pr_err("MRKIT-VM FAIL: growth under contention: %d (allocated %u, in use %u)\n",
 		       ret, st.allocated, st.in_use);
+	return ret;
+}
+
+/* A sleeper in mrkit_pool_wait() on one CPU while the pool is destroyed. */
+struct st_wait {
+	struct mrkit_pool	*pool;
+	struct mrkit_mr		*mrs[ST_GROW_FROM];
+	atomic_t		stage;
+	int			ret;
+	struct completion	waited, put;
+};
+
+static int st_waiter(void *data)
+{
+	struct st_wait *w = data;
+
+	atomic_set(&w->stage, 1);
+	w->ret = mrkit_pool_wait(w->pool, 2 * HZ);
+	complete(&w->waited);
+	return 0;
+}
+
+static int st_putter(void *data)
+{
+	struct st_wait *w = data;
+	unsigned int i;
+
+	while (atomic_read(&w->stage) < 2)
+		cpu_relax();
+	for (i = 0; i < ST_GROW_FROM; i++)
+		mrkit_mr_put(w->mrs[i]);
+	complete(&w->put);
+	return 0;
+}
+
+static int st_wait_destroy(struct ib_pd *pd)
+{
+	struct mrkit_pool_attr attr = {
+		.name = "stress_wait", .depth = ST_GROW_FROM, .pages_per_mr = 4,
+		.node = NUMA_NO_NODE,
+	};
+	struct task_struct *t[2];
+	struct st_wait *w;
+	unsigned int k, i;
+	int ret = 0;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	for (k = 0; k < rounds / 5 + 1 && !ret; k++) {
+		w->pool = mrkit_pool_create(pd, &attr);
+		if (IS_ERR(w->pool)) {
+			ret = PTR_ERR(w->pool);
+			break;
+		}
+		for (i = 0; i < ST_GROW_FROM; i++)
+			w->mrs[i] = mrkit_mr_get(w->pool);
+		atomic_set(&w->stage, 0);
+		w->ret = 1;
+		init_completion(&w->waited);
+		init_completion(&w->put);
+		t[0] = kthread_create(st_waiter, w, "mrkit_wait/0");
+		t[1] = kthread_create(st_putter, w, "mrkit_put/1");
+		if (IS_ERR(t[0]) || IS_ERR(t[1])) {
+			ret = -ENOMEM;
+			break;
+		}
+		kthread_bind(t[0], 0);
+		kthread_bind(t[1], 1);
+		wake_up_process(t[0]);
+		wake_up_process(t[1]);
+		while (atomic_read(&w->stage) < 1)
+			cond_resched();
+		/* Let the waiter fall asleep: waits must begin before destroy. */
+		msleep(20);
+		/* The puts, the wake-up and the destroy race. */
+		atomic_set(&w->stage, 2);
+		mrkit_pool_destroy(w->pool);
+		wait_for_completion(&w->put);
+		wait_for_completion(&w->waited);
+		if (w->ret != -ENODEV && w->ret != 0)
+			ret = -EIO;
+		if (atomic_read(&pd->usecnt))
+			ret = -EBUSY;
+	}
+	if (ret)
+		pr_err("MRKIT-VM FAIL: wait during destroy: %d (waiter %d, %d MRs left)\n",
+		       ret, w->ret, atomic_read(&pd->usecnt));
+	kfree(w);
 	return ret;
 }
 
@@ -239,6 +334,10 @@ static int __init stress_smp_init(void)
 	if (ret)
 		goto out_pd;
 	pr_info("MRKIT-VM STRESS grow rounds=%u ok\n", rounds / 10 + 1);
+	ret = st_wait_destroy(pd);
+	if (ret)
+		goto out_pd;
+	pr_info("MRKIT-VM STRESS wait_destroy rounds=%u ok\n", rounds / 5 + 1);
 out_pd:
 	ib_dealloc_pd(pd);
 out_free:

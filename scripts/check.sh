@@ -64,6 +64,7 @@ lrun() {
 }
 
 run static scripts/static.sh
+run "cross build for arm64 (W=1, sparse)" scripts/cross-arm64.sh
 run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" scripts/kunit.sh debug
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
 # converted ULPs), built once, before guests boot side by side.

@@ -9,7 +9,7 @@ set -euo pipefail
 
 pkgs="make gcc linux-headers-amd64 kmod"
 case "${1:-build}" in
-check)	pkgs="$pkgs linux-source-6.1 sparse python3 flex bison bc xz-utils perl qemu-system-x86 busybox-static cpio" ;;
+check)	pkgs="$pkgs linux-source-6.1 sparse python3 flex bison bc xz-utils perl qemu-system-x86 busybox-static cpio gcc-aarch64-linux-gnu" ;;
 vm)	pkgs="$pkgs qemu-system-x86 busybox-static cpio" ;;
 esac
 

@@ -41,16 +41,25 @@ else
 	echo "static: kernel-doc -Werror: ok"
 fi
 
-# Layering (README): the pool knows nothing of work requests or remote
-# invalidation, and plain registration reaches the signature code only
-# through the inline seam of mrkit_priv.h (integrity descriptors).
-if grep -nE 'ib_post_send|ib_send_wr|mrkit_remote_inv|mrkit_io_post|reminv' mrpool/pool.c mrpool/debugfs.c ||
+# Layering (Documentation/mrkit.rst): the pool knows nothing of work
+# requests, protection or the I/O - mrpool/ neither reads struct mrkit_io
+# nor calls into frwr/ or sigmr/ (checked on the source and on the built
+# objects' symbols, after the build below) - and plain registration
+# reaches the signature code only through the inline seam of
+# mrkit_priv.h (integrity descriptors).
+if grep -nE 'ib_post_send|ib_send_wr|struct mrkit_io([^_]|$)|mrkit_io_[a-z]+\(|->(mrs|io_next)\b' mrpool/*.c ||
    grep -nE 'mrkit_mr_enforce_pi_slow|mrkit_pi_|ib_check_mr_status' frwr/*.c; then
 	echo "static: layering (mrpool -> frwr, frwr -> sigmr): FAILED"
 	fail=1
 else
-	echo "static: layering: ok"
+	echo "static: layering (source): ok"
 fi
+
+# No function longer than 80 lines in the module (the tests are exempt).
+mapfile -t modsrcs < <(git ls-files --cached --others --exclude-standard '*.c' |
+	grep -vE '^(kunit|samples|bench|tests)/')
+python3 "$proj/scripts/func-length.py" "${modsrcs[@]}" ||
+	{ echo "static: function length: FAILED"; fail=1; }
 
 # Exports: namespaced and GPL-only.
 if grep -rnE 'EXPORT_SYMBOL(_GPL)?\(' --include='*.c' mrpool frwr sigmr; then
@@ -74,6 +83,18 @@ elif grep -E 'warning:|error:' "$out/oot-build.log"; then
 else
 	modinfo -F vermagic "$proj/mrkit.ko" | sed 's/^/static: out-of-tree mrkit.ko vermagic: /'
 	echo "static: out-of-tree build (W=1, sparse): ok"
+	# One I/O's fence cycle calls no mrkit function out of line but
+	# those scripts/hotpath-check.py lists.
+	python3 "$proj/scripts/hotpath-check.py" "$proj/mrkit.ko" || fail=1
+	# The pool's object calls nothing that frwr/ or sigmr/ define.
+	up=$(comm -12 <(nm -u mrpool/*.o | awk '{print $2}' | sort -u) \
+		<(nm --defined-only frwr/*.o sigmr/*.o | awk '{print $3}' | sort -u))
+	if [ -n "$up" ]; then
+		echo "static: layering: mrpool/ calls into frwr/ or sigmr/: $up: FAILED"
+		fail=1
+	else
+		echo "static: layering (objects): ok"
+	fi
 fi
 make -C "$kdir" M="$proj" CONFIG_MRKIT=m clean > /dev/null 2>&1 || true
 exit $fail

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * mrkit: T10-DIF signature (integrity) registrations.
+/**
+ * DOC: Signature registrations
  *
- * Normal operation
- * ----------------
+ * **Normal operation**
  * A ULP describes an I/O's protection once, in struct mrkit_pi, either
  * directly or through the SCSI or NVMe translator; mrkit_pi_to_sig_attrs()
  * is the one path from that description to struct ib_sig_attrs.  Which
@@ -22,8 +21,7 @@
  * decodes it into the failing tag, expected and actual values, sector,
  * SCSI sense and NVMe status.
  *
- * Recovery
- * --------
+ * **Recovery**
  * A protected registration is never invalidated or given back with its
  * status unread: if the ULP did not call mrkit_io_check_pi() (abort and
  * timeout paths), the invalidation or release path reads it, counts it,
@@ -34,11 +32,13 @@
  */
 
 #include <linux/module.h>
+#include <kunit/visibility.h>
 #include <linux/nvme.h>
 #include <rdma/mrkit.h>
 #include <scsi/scsi_cmnd.h>
 
 #include "mrkit_priv.h"
+#include "frwr/io.h"
 #include <trace/events/mrkit.h>
 
 static bool mrkit_pi_interval_ok(u32 interval)
@@ -227,7 +227,7 @@ int mrkit_pi_to_sig_attrs(const struct mrkit_pi *pi, struct ib_sig_attrs *sa)
 		sa->check_mask |= IB_SIG_CHECK_REFTAG;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(mrkit_pi_to_sig_attrs, MRKIT);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_pi_to_sig_attrs);
 
 static u64 mrkit_sg_bytes(struct scatterlist *sgl, int nents)
 {
@@ -253,11 +253,16 @@ static u64 mrkit_sg_bytes(struct scatterlist *sgl, int nents)
  * mrkit_io_segs() / mrkit_io_post() post IB_WR_REG_MR_INTEGRITY.
  *
  * Context: any.  No allocation.
- * Return values: 1 (one segment), or:
- *   %-EINVAL - not an integrity pool, the I/O is not idle, the description
- *	is invalid, the data is not a whole number of intervals, the
- *	protection list has the wrong size, or the lists do not fit.
- *   %-EAGAIN - the pool is empty.
+ * The registration grants the access of the I/O's direction
+ * (&enum mrkit_dir) or of mrkit_io_set_access(), as plain ones do.
+ *
+ * Return: 1 (one segment), or:
+ *
+ * * %-EBUSY - the I/O's RDMA READ chain is in flight.
+ * * %-EINVAL - not an integrity pool, the I/O is not idle, the description
+ *   is invalid, the data is not a whole number of intervals, the
+ *   protection list has the wrong size, or the lists do not fit.
+ * * %-EAGAIN - the pool is empty.
  */
 int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 		    int data_nents, struct scatterlist *prot, int prot_nents,
@@ -268,16 +273,11 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 	struct mrkit_mr *mr;
 	int domains, ret;
 
-	if (pool->mr_type != IB_MR_TYPE_INTEGRITY) {
-		mrkit_pool_err(pool, "protected I/O on a pool without integrity MRs\n");
+	ret = mrkit_io_begin_map(io, true);
+	if (ret)
+		return ret;
+	if (!data || data_nents <= 0)
 		return -EINVAL;
-	}
-	if ((io->state != MRKIT_IO_IDLE && io->state != MRKIT_IO_DONE) ||
-	    io->mrs || !data || data_nents <= 0)
-		return -EINVAL;
-	io->state = MRKIT_IO_IDLE;
-	io->status = 0;
-	io->remote_inv_done = false;
 	domains = mrkit_pi_domains(pi);
 	if (!domains || !mrkit_pi_interval_ok(pi->interval))
 		return -EINVAL;
@@ -290,11 +290,7 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 			       len, plen, pi->interval, want);
 		return -EINVAL;
 	}
-	if (!io->access)
-		io->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			     IB_ACCESS_REMOTE_WRITE;
-
-	mr = mrkit_mr_get(pool);
+	mr = mrkit_io_take(io);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	ret = mrkit_pi_to_sig_attrs(pi, mr->ibmr->sig_attrs);
@@ -313,12 +309,9 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 	ret = mrkit_mr_own(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
 	if (ret)
 		goto out_put;
-	mr->io = io;
-	mr->io_next = NULL;
-	io->mrs = mr;
-	io->nr_mrs = 1;
+	mrkit_io_attach(io, mr, &io->mrs);
 	mrkit_sig_mr(mr)->pi = *pi;
-	io->state = MRKIT_IO_MAPPED;
+	mrkit_io_map_done(io);
 	trace_mrkit_map(io, data_nents);
 	return 1;
 
@@ -383,7 +376,7 @@ void mrkit_pi_decode(const struct mrkit_pi *pi, const struct ib_mr_status *st,
 		break;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(mrkit_pi_decode, MRKIT);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_pi_decode);
 
 static const char * const mrkit_pi_err_names[] = {
 	[MRKIT_PI_OK] = "ok",
@@ -404,16 +397,14 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
 	ret = ib_check_mr_status(mr->ibmr, IB_MR_CHECK_SIG_STATUS, &st);
 	mrkit_pi_decode(&mrkit_sig_mr(mr)->pi, &st, ret, res);
 	mr->pi_unchecked = false;
-	atomic64_inc(&pool->sig_checks);
-	mrkit_rmw(1);
+	mrkit_count(pool, MRKIT_EV_SIG_CHECKS);
 	if (ret) {
 		mrkit_pool_err(pool, "ib_check_mr_status failed: %d\n", ret);
 		return ret;
 	}
 	if (res->type == MRKIT_PI_OK)
 		return 0;
-	atomic64_inc(&pool->sig_errors);
-	mrkit_rmw(1);
+	mrkit_count(pool, MRKIT_EV_SIG_ERRORS);
 	trace_mrkit_sig_err(mr, res);
 	mrkit_pool_err(pool,
 		       "PI error: bad %s at sector %llu (expected 0x%x, actual 0x%x)\n",
@@ -428,18 +419,24 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
  * @res: the decoded status
  *
  * Context: any.
- * Return values:
- *   %0 - no PI error.
- *   %-EILSEQ - a PI error; @res says which tag, where, and the SCSI sense
- *	and NVMe status to report.
- *   %-EINVAL - @io holds no protected registration.
- *   another errno - the status could not be read; @res is the catch-all
- *	(guard / NVME_SC_INVALID_PI).
+ * Return:
+ * * %0 - no PI error.
+ * * %-EILSEQ - a PI error; @res says which tag, where, and the SCSI sense
+ *   and NVMe status to report.
+ * * %-EINVAL - @io holds no protected registration.
+ * * %-EBUSY - @io's RDMA READ chain is in flight: its completion reads
+ *   the status.
+ * * another errno - the status could not be read; @res is the catch-all
+ *   (guard / NVME_SC_INVALID_PI).
  */
 int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res)
 {
-	struct mrkit_mr *mr = io->mrs;
+	struct mrkit_mr *mr;
+	int ret = mrkit_io_busy(io, "signature check");
 
+	if (ret)
+		return ret;
+	mr = io->mrs;
 	if (!mr || mr->ibmr->type != IB_MR_TYPE_INTEGRITY)
 		return -EINVAL;
 	return mrkit_mr_check_pi(io, mr, res);
@@ -453,8 +450,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_check_pi, MRKIT);
  */
 int mrkit_mr_enforce_pi_slow(struct mrkit_io *io, struct mrkit_mr *mr)
 {
-	atomic64_inc(&io->pool->sig_forced);
-	mrkit_rmw(1);
+	mrkit_count(io->pool, MRKIT_EV_SIG_FORCED);
 	mrkit_pool_err(io->pool,
 		       "protected descriptor %u released without a signature check; checking it now\n",
 		       mr->idx);

@@ -30,16 +30,23 @@ struct mrkit_mr;
  *	leaves rkeys valid until the descriptor's next registration (the
  *	iSER / rdma_rw scheme).  Without it (the default) an I/O completes
  *	only once every rkey it exposed is invalid.
+ * @MRKIT_POOL_IO_CACHE: an I/O whose chain completed successfully keeps
+ *	its descriptors for its next map instead of giving them back (the
+ *	xprtrdma per-request model): no pool round trip per I/O.  They
+ *	count as in use; mrkit_io_release() on the idle I/O gives them back,
+ *	and mrkit_pool_destroy() takes back those of idle I/Os.  A retired
+ *	descriptor is never kept.
  */
 enum mrkit_pool_flags {
 	MRKIT_POOL_SG_GAPS	= 1 << 0,
 	MRKIT_POOL_INTEGRITY	= 1 << 1,
 	MRKIT_POOL_LAZY_INV	= 1 << 2,
+	MRKIT_POOL_IO_CACHE	= 1 << 3,
 };
 
 /* Every pool flag this version knows; others are refused with -EINVAL. */
 #define MRKIT_POOL_FLAGS_ALL	(MRKIT_POOL_SG_GAPS | MRKIT_POOL_INTEGRITY | \
-				 MRKIT_POOL_LAZY_INV)
+				 MRKIT_POOL_LAZY_INV | MRKIT_POOL_IO_CACHE)
 
 /**
  * struct mrkit_pool_attr - what a pool is created from
@@ -157,7 +164,7 @@ int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape
 struct mrkit_pool *mrkit_pool_create(struct ib_pd *pd,
 				     const struct mrkit_pool_attr *attr);
 void mrkit_pool_destroy(struct mrkit_pool *pool);
-void mrkit_pool_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st);
+void mrkit_pool_get_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st);
 const char *mrkit_pool_name(const struct mrkit_pool *pool);
 
 struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool);
@@ -340,6 +347,21 @@ enum mrkit_release_flags {
 struct mrkit_io;
 
 /**
+ * struct mrkit_fence - an I/O waiting for its retired registrations to die
+ *
+ * Embedded in &struct mrkit_io; private to mrkit.  The descriptors an I/O
+ * finished with in an unknown registration state are retired pointing at
+ * it; the pool counts down @pending as their MRs are deregistered and runs
+ * @fallen once the last one is gone, in process context with no lock held.
+ */
+struct mrkit_fence {
+	/* private: */
+	struct llist_node	node;
+	unsigned int		pending;
+	void			(*fallen)(struct mrkit_fence *fence);
+};
+
+/**
  * typedef mrkit_io_done_t - an I/O's registrations are all invalid
  * @io: the I/O
  * @status: 0; -EILSEQ when mrkit found a PI error; or a negative errno
@@ -364,27 +386,28 @@ typedef void (*mrkit_io_done_t)(struct mrkit_io *io, int status);
  * are mrkit's; a ULP reads them only through the accessors.
  *
  * One caller at a time: the ULP serializes its calls on an I/O (mrkit
- * keeps no lock and no atomic on the I/O's own state; completions are
- * mrkit's and never race a call).  Where two contexts may both finish
- * one I/O - a request's release and a connection's teardown - the ULP
- * decides which one does and makes the other wait until the I/O is
- * finished.
+ * keeps no lock and no atomic on the I/O's own state).  Where two contexts
+ * may both finish one I/O - a request's release and a connection's
+ * teardown - the ULP decides which one does and makes the other wait until
+ * the I/O is finished.  While an RDMA READ chain is in flight
+ * (mrkit_io_post_read()) the chain's completion owns the I/O: every call
+ * returns -EBUSY and changes nothing until done() has run.
  */
 struct mrkit_io {
 	/* private: */
 	struct mrkit_pool	*pool;
 	struct mrkit_mr		*mrs;
-	union {
-		struct ib_qp		*qp;
-		struct llist_node	fence_node;	/* awaiting done() */
-	};
+	struct mrkit_mr		*cache;		/* kept for the next map */
+	struct ib_qp		*qp;
+	struct ib_cqe		cqe;		/* its chains' signaled last WR */
+	struct mrkit_fence	fence;
 	struct scatterlist	*sgl;
 	int			sg_nents;
 	u16			nr_mrs;
 	u8			dir;
 	u8			state;
 	bool			remote_inv_done;
-	u16			fence_pending;
+	bool			post_failed;	/* a REG_MR may still be queued */
 	u32			map_flags;
 	u32			tag;
 	int			access;
@@ -397,7 +420,7 @@ struct mrkit_io {
 void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
 		   enum mrkit_dir dir, mrkit_io_done_t done);
 int mrkit_io_set_access(struct mrkit_io *io, int access);
-void mrkit_io_set_tag(struct mrkit_io *io, u32 tag);
+int mrkit_io_set_tag(struct mrkit_io *io, u32 tag);
 int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		 u32 flags);
 int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
@@ -428,13 +451,14 @@ static inline unsigned int mrkit_io_nr_mrs(const struct mrkit_io *io)
 }
 
 /**
- * mrkit_io_nr_wrs - send WRs the last chain built for an I/O holds
+ * mrkit_io_nr_wrs - send WRs mrkit put in the last chain of an I/O
  * @io: the I/O
  *
  * For send-queue credit accounting: valid after mrkit_io_post(),
  * mrkit_io_post_read() or mrkit_io_invalidate().
  *
- * Return: the number of WRs, the caller's own included.
+ * Return: the number of mrkit's WRs (LOCAL_INV, REG_MR, RDMA READ); the
+ * caller's own WRs behind them are not counted.
  */
 static inline unsigned int mrkit_io_nr_wrs(const struct mrkit_io *io)
 {
@@ -447,18 +471,9 @@ int mrkit_pi_from_scsi(struct mrkit_pi *pi, unsigned char prot_op,
 int mrkit_pi_from_nvme(struct mrkit_pi *pi, bool write, u16 control,
 		       u8 pi_type, u32 lba_size, u32 ref_tag, u16 app_tag,
 		       u16 app_mask, u64 lba);
-int mrkit_pi_to_sig_attrs(const struct mrkit_pi *pi, struct ib_sig_attrs *sa);
 int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 		    int data_nents, struct scatterlist *prot, int prot_nents,
 		    const struct mrkit_pi *pi);
 int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res);
-void mrkit_pi_decode(const struct mrkit_pi *pi, const struct ib_mr_status *st,
-		     int check_ret, struct mrkit_pi_result *res);
-
-int mrkit_pi_generate(const struct mrkit_pi *pi, bool mem_domain,
-		      const void *data, size_t len, void *prot);
-int mrkit_pi_verify(const struct mrkit_pi *pi, bool mem_domain,
-		    const void *data, size_t len, const void *prot,
-		    struct mrkit_pi_result *res);
 
 #endif /* _RDMA_MRKIT_H */

@@ -238,7 +238,7 @@ static void frwr_mk_pool_teardown(struct rpcrdma_ep *ep)
 	if (!pool)
 		return;
 	mrkit_pool_qp_drained(pool);
-	mrkit_pool_stats(pool, &st);
+	mrkit_pool_get_stats(pool, &st);
 	pr_info("rpcrdma-mrkit: pool=%s remote_inv=%llu local_inv=%llu bogus_inv=%llu stale=%u stale_replaced=%llu in_use=%u high_water=%u allocated=%u exhausted=%llu\n",
 		mrkit_pool_name(pool), st.remote_inv, st.local_inv,
 		st.bogus_inv, st.stale, st.stale_replaced, st.in_use,

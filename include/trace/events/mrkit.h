@@ -28,6 +28,7 @@ TRACE_DEFINE_ENUM(MRKIT_MR_REGISTERED);
 TRACE_DEFINE_ENUM(MRKIT_MR_INVALIDATING);
 TRACE_DEFINE_ENUM(MRKIT_MR_STALE);
 TRACE_DEFINE_ENUM(MRKIT_MR_RETIRING);
+TRACE_DEFINE_ENUM(MRKIT_MR_CACHED);
 
 #define mrkit_show_state(x)						\
 	__print_symbolic(x,						\
@@ -37,7 +38,8 @@ TRACE_DEFINE_ENUM(MRKIT_MR_RETIRING);
 		{ MRKIT_MR_REGISTERED, "REGISTERED" },			\
 		{ MRKIT_MR_INVALIDATING, "INVALIDATING" },		\
 		{ MRKIT_MR_STALE, "STALE" },				\
-		{ MRKIT_MR_RETIRING, "RETIRING" })
+		{ MRKIT_MR_RETIRING, "RETIRING" },			\
+		{ MRKIT_MR_CACHED, "CACHED" })
 
 TRACE_DEFINE_ENUM(MRKIT_PI_BAD_GUARD);
 TRACE_DEFINE_ENUM(MRKIT_PI_BAD_APP);
@@ -160,7 +162,9 @@ DEFINE_MR_EVENT(reminv);
  * Completions
  */
 
-DEFINE_WC_EVENT(reg);
+/* A descriptor's unsignaled REG_MR, LOCAL_INV or READ failed. */
+DEFINE_WC_EVENT(mr);
+/* The signaled last WR of an I/O's LOCAL_INV or READ chain completed. */
 DEFINE_WC_EVENT(inv);
 DEFINE_WC_EVENT(read);
 
@@ -186,6 +190,16 @@ TRACE_EVENT(mrkit_map,
 	    TP_printk("nents=%d segs=%u pages=%u iova=0x%llx length=%llu rkey=0x%08x",
 		      __entry->nents, __entry->segs, __entry->pages,
 		      __entry->iova, __entry->length, __entry->rkey));
+
+/* The DMA mapping mrkit made for an I/O is undone: its fence has fallen. */
+TRACE_EVENT(mrkit_unmap,
+	    TP_PROTO(const struct mrkit_pool *pool, int nents),
+	    TP_ARGS(pool, nents),
+	    TP_STRUCT__entry(__string(name, mrkit_pool_name(pool))
+			     __field(int, nents)),
+	    TP_fast_assign(__assign_str(name, mrkit_pool_name(pool));
+			   __entry->nents = nents;),
+	    TP_printk("pool=%s nents=%d", __get_str(name), __entry->nents));
 
 TRACE_EVENT(mrkit_reminv_bogus,
 	    TP_PROTO(const struct mrkit_pool *pool, u32 rkey),

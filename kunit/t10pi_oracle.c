@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mrkit: a software T10-PI engine.
+ * A software T10-PI engine: the oracle of mrkit's signature tests.
  *
  * Normal operation: mrkit_pi_generate() writes one 8-byte tuple (guard,
  * application tag, reference tag; big-endian, struct t10_pi_tuple) per
@@ -11,8 +11,9 @@
  * crc_t10dif() (T10-DIF CRC) or ip_compute_csum() (IP checksum, the
  * memory domain of SCSI DIX), so the engine agrees with the block layer.
  *
- * It is the oracle of mrkit's signature tests and a debugging aid for ULP
- * authors (e.g. to check what a target sent).  It is not on any I/O path.
+ * The fake device emulates an integrity HCA with it, and the signature
+ * suites check it against fixed vectors and against the kernel's own
+ * guard functions.
  *
  * Recovery: none; bad arguments give -EINVAL.  Serialization: none
  * needed, it only reads and writes the caller's buffers.
@@ -25,6 +26,7 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include "t10pi_oracle.h"
 
 static __be16 mrkit_pi_guard(const struct mrkit_pi *pi, bool mem_domain,
 			     const void *data)
@@ -76,7 +78,6 @@ int mrkit_pi_generate(const struct mrkit_pi *pi, bool mem_domain,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(mrkit_pi_generate, MRKIT);
 
 /**
  * mrkit_pi_verify - check protection information against a buffer
@@ -147,4 +148,3 @@ int mrkit_pi_verify(const struct mrkit_pi *pi, bool mem_domain,
 	mrkit_pi_decode(pi, &st, 0, res);
 	return -EILSEQ;
 }
-EXPORT_SYMBOL_NS_GPL(mrkit_pi_verify, MRKIT);

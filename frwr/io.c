@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: The life of an I/O
+ *
+ * A &struct mrkit_io lives in the ULP's request.  mrkit_io_init() sets it
+ * up once; each use then goes::
+ *
+ *   IDLE -map-> MAPPED -segs-> HANDED_OUT -post-> POSTED
+ *                 |               |                 | remote_inv (0 or 1)
+ *                 |               |                 v
+ *                 +---------------+---post_read--> READING
+ *                 |                                 |    \ (IB: the READs
+ *                 |     invalidate / complete       |     |  completed)
+ *                 |   POSTED ------------------> INVALIDATING
+ *                 |                                 |
+ *                 | release                         v
+ *                 +------> IDLE          DONE <- FENCING (error paths)
+ *
+ * Mapping attaches pool descriptors to the I/O (frwr/map.c); hand-out
+ * rotates their keys; the chains (frwr/chain.c) post REG_MR, READ and
+ * LOCAL_INV work requests.  An I/O finishes exactly once: from the
+ * completion of its chain's signaled last WR (its own &mrkit_io.cqe), from
+ * a post that failed, or from the caller when nothing is left to
+ * invalidate.  Finishing settles each descriptor (an invalidated one is
+ * reusable, one in an unknown registration state is retired), reads the
+ * signature status of protected registrations nobody checked, and gives
+ * the descriptors back.  The ULP's done() then runs - at once, or, when a
+ * retired descriptor's key may still be valid, only after the pool has
+ * deregistered its MR (the rkey fence, &struct mrkit_fence): the I/O waits
+ * in FENCING and its fence falls from the pool's work item.  A DMA mapping
+ * mrkit made is undone right before done(): never while a key that can
+ * reach the memory may be valid.
+ *
+ * Release gives back the descriptors of an I/O that exposed nothing (or,
+ * with %MRKIT_RELEASE_LAZY, leaves live keys valid until each descriptor's
+ * next registration); a lazy pool's completion is such a release followed
+ * by done(), except after a failed post, whose REG_MRs may still sit in the
+ * send queue: that I/O is invalidated for real.
+ *
+ * Serialization: the ULP serializes its calls on an I/O.  While a READ
+ * chain is in flight the chain's completion handler owns the I/O and every
+ * call returns -EBUSY; the state is read and written with READ_ONCE() and
+ * WRITE_ONCE() for that.  Nothing touches the I/O after the ib_post_send()
+ * that can lead to its completion, and nothing touches the pool after the
+ * put of the I/O's last descriptor (the pool may be being destroyed).
+ */
+
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <rdma/mrkit.h>
+
+#include "mrkit_priv.h"
+#include "frwr/io.h"
+#include <trace/events/mrkit.h>
+
+/**
+ * mrkit_io_init - prepare an I/O object
+ * @io: the I/O, usually embedded in the ULP's request
+ * @pool: the pool its descriptors come from
+ * @dir: who accesses the registered memory (&enum mrkit_dir)
+ * @done: called once every rkey of the I/O is invalid again, after
+ *	mrkit_io_invalidate(); may be NULL when only the sync variant is used
+ *
+ * Context: any.
+ */
+void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
+		   enum mrkit_dir dir, mrkit_io_done_t done)
+{
+	memset(io, 0, sizeof(*io));
+	io->pool = pool;
+	io->dir = dir;
+	io->done = done;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_init, MRKIT);
+
+/**
+ * mrkit_io_set_access - override the access flags derived from the direction
+ * @io: an idle I/O
+ * @access: %IB_ACCESS_* flags for its registrations
+ *
+ * For protocols whose registrations need other rights than their
+ * direction gives (REMOTE_ATOMIC, or a READ sink a peer also writes).  The
+ * override lasts until mrkit_io_init(), across failed maps and reuse.
+ *
+ * Context: any.
+ * Return:
+ * * %0 - used by the next mrkit_io_map().
+ * * %-EINVAL - REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE (the
+ *   ibv_reg_mr(3) rule), or flags outside what FRWR can grant.
+ * * %-EBUSY - the I/O's RDMA READ chain is in flight; nothing changed.
+ */
+int mrkit_io_set_access(struct mrkit_io *io, int access)
+{
+	const int allowed = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+	int ret = mrkit_io_busy(io, "access change");
+
+	if (ret)
+		return ret;
+	if ((access & ~allowed) ||
+	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IB_ACCESS_LOCAL_WRITE))) {
+		mrkit_pool_err(io->pool,
+			       "access 0x%x refused: remote write or atomic needs local write\n",
+			       access);
+		return -EINVAL;
+	}
+	io->access = access;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_set_access, MRKIT);
+
+/**
+ * mrkit_io_set_tag - set the tag %MRKIT_MAP_IOVA_TAG puts in the iova
+ * @io: an idle I/O
+ * @tag: e.g. an RPC XID
+ *
+ * Context: any.
+ * Return: 0, or -EBUSY while the I/O's RDMA READ chain is in flight.
+ */
+int mrkit_io_set_tag(struct mrkit_io *io, u32 tag)
+{
+	int ret = mrkit_io_busy(io, "tag change");
+
+	if (!ret)
+		io->tag = tag;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_set_tag, MRKIT);
+
+/* The access a direction grants; -EINVAL for an unknown direction. */
+static int mrkit_dir_access(const struct mrkit_io *io)
+{
+	switch (io->dir) {
+	case MRKIT_PEER_WRITES:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	case MRKIT_PEER_READS:
+		return IB_ACCESS_REMOTE_READ;
+	case MRKIT_PEER_BIDI:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ;
+	case MRKIT_LOCAL_SINK:
+		/* iWARP places RDMA READ responses like remote writes. */
+		if (io->pool->iwarp)
+			return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		return IB_ACCESS_LOCAL_WRITE;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * mrkit_io_begin_map - the checks and resets every map starts with
+ * @io: the I/O about to be mapped
+ * @integrity: the map is a protected one (mrkit_io_map_pi())
+ *
+ * Return: 0; -EBUSY while a READ chain is in flight; -EINVAL (with a
+ * message) when the I/O is not idle, the pool's kind does not match the
+ * map, or the direction is unknown.
+ */
+int mrkit_io_begin_map(struct mrkit_io *io, bool integrity)
+{
+	struct mrkit_pool *pool = io->pool;
+	int ret = mrkit_io_busy(io, "map");
+
+	if (ret)
+		return ret;
+	if ((io->state != MRKIT_IO_IDLE && io->state != MRKIT_IO_DONE) ||
+	    io->mrs) {
+		mrkit_pool_err(pool, "map of an I/O that is not idle\n");
+		return -EINVAL;
+	}
+	if (mrkit_pool_integrity(pool) != integrity) {
+		if (integrity)
+			mrkit_pool_err(pool, "protected I/O on a pool without integrity MRs\n");
+		else
+			mrkit_pool_err(pool, "plain map on an integrity pool: use mrkit_io_map_pi()\n");
+		return -EINVAL;
+	}
+	io->state = MRKIT_IO_IDLE;
+	io->status = 0;
+	io->remote_inv_done = false;
+	io->post_failed = false;
+	if (!io->access) {
+		ret = mrkit_dir_access(io);
+		if (ret < 0) {
+			mrkit_pool_err(pool, "invalid direction %u\n", io->dir);
+			return ret;
+		}
+		io->access = ret;
+	}
+	return 0;
+}
+
+/* Never give a protected registration back unchecked; records -EILSEQ. */
+static noinline void mrkit_io_check_pi_all(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		if (mrkit_mr_enforce_pi(io, mr))
+			io->status = io->status ?: -EILSEQ;
+}
+
+/* Integrity pools only: plain ones never carry protection state. */
+static __always_inline void mrkit_io_enforce_pi_all(struct mrkit_io *io)
+{
+	if (unlikely(mrkit_pool_integrity(io->pool)))
+		mrkit_io_check_pi_all(io);
+}
+
+/* Undo the DMA mapping mrkit made for the I/O, if any. */
+static __always_inline void mrkit_io_unmap(struct mrkit_io *io)
+{
+	if (!io->sgl)
+		return;
+	trace_mrkit_unmap(io->pool, io->sg_nents);
+	ib_dma_unmap_sg(io->pool->dev, io->sgl, io->sg_nents,
+			mrkit_io_dma_dir(io));
+	io->sgl = NULL;
+	io->sg_nents = 0;
+}
+
+/* How mrkit_io_put_all() gives descriptors back. */
+enum mrkit_give {
+	MRKIT_GIVE_PUT,		/* a WR on them may still complete */
+	MRKIT_GIVE_RETIRED,	/* no WR on them can: plain stores do */
+	MRKIT_GIVE_KEEP,	/* ... and the I/O keeps them for its next map */
+	MRKIT_GIVE_KEEP_LAZY,	/* the I/O keeps them; a flush may still come */
+};
+
+/**
+ * mrkit_io_refuse - say why a call on an I/O is refused
+ * @io: the I/O
+ * @what: the call
+ * @err: -EBUSY (its READ chain is in flight) or -EINVAL (its state)
+ *
+ * The cold half of mrkit_io_busy() and mrkit_io_check_live().
+ *
+ * Return: @err.
+ */
+int __cold mrkit_io_refuse(const struct mrkit_io *io, const char *what,
+			   int err)
+{
+	if (err == -EBUSY)
+		mrkit_pool_err(io->pool,
+			       "%s refused: its RDMA READ chain is in flight\n",
+			       what);
+	else
+		mrkit_pool_err(io->pool, "%s of an I/O in state %u\n", what,
+			       io->state);
+	return err;
+}
+
+/**
+ * mrkit_io_drop_cache - give back the descriptors an I/O kept
+ * @io: the I/O
+ */
+void mrkit_io_drop_cache(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr = io->cache, *next;
+
+	io->cache = NULL;
+	for (; mr; mr = next) {
+		next = mr->io_next;
+		mr->io_next = NULL;
+		WRITE_ONCE(mr->io, NULL);
+		mrkit_mr_put(mr);
+	}
+}
+
+/*
+ * Give back every descriptor of an I/O.  Those holding a lazily kept
+ * registration keep it; retired ones (carrying the I/O's fence) go last,
+ * since the fence may fall - and the I/O be gone - as soon as the last of
+ * them is put.  With %MRKIT_GIVE_KEEP the reusable ones stay with the I/O
+ * (%MRKIT_POOL_IO_CACHE).
+ */
+static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
+					     enum mrkit_give give)
+{
+	struct mrkit_mr *mr = io->mrs, *next, *fenced = NULL;
+	struct mrkit_mr **keep = &io->cache;
+
+	io->mrs = NULL;
+	io->nr_mrs = 0;
+	for (; mr; mr = next) {
+		next = mr->io_next;
+		mr->io_next = NULL;
+		/* The finisher left the I/O's fence in the owner's word. */
+		if (mr->fence == &io->fence) {
+			mr->io_next = fenced;
+			fenced = mr;
+			continue;
+		}
+		if (give >= MRKIT_GIVE_KEEP) {
+			if (!mrkit_mr_keep(mr, give == MRKIT_GIVE_KEEP_LAZY)) {
+				*keep = mr;
+				keep = &mr->io_next;
+			}
+			continue;
+		}
+		/* No fence: the pool must find the owner's word empty. */
+		WRITE_ONCE(mr->io, NULL);
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+			mrkit_mr_put_valid(mr);
+		else if (give == MRKIT_GIVE_RETIRED)
+			mrkit_mr_put_own(mr);
+		else
+			mrkit_mr_put(mr);
+	}
+	for (mr = fenced; mr; mr = next) {
+		next = mr->io_next;
+		mr->io_next = NULL;
+		mrkit_mr_put(mr);
+	}
+}
+
+/**
+ * mrkit_io_unwind - undo a map that failed part-way
+ * @io: the I/O
+ *
+ * Its descriptors exposed nothing: they go back, a DMA mapping mrkit made
+ * is undone, and the I/O is idle again.
+ */
+void mrkit_io_unwind(struct mrkit_io *io)
+{
+	mrkit_io_unmap(io);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	io->state = MRKIT_IO_IDLE;
+}
+
+/*
+ * The I/O is finished: tell the ULP.  The last access to @io - the ULP
+ * may reuse or free it from done() on - so what done() needs is read
+ * before the state says DONE.
+ */
+static void mrkit_io_notify(struct mrkit_io *io)
+{
+	struct completion *waiter = io->waiter;
+	mrkit_io_done_t done = io->done;
+	int status = io->status;
+
+	/* Pairs with READ_ONCE() in mrkit_io_busy(): calls are allowed now. */
+	smp_store_release(&io->state, MRKIT_IO_DONE);
+	if (waiter)
+		complete(waiter);
+	else if (done)
+		done(io, status);
+}
+
+/* The pool deregistered the last MR the I/O waited for. */
+static void mrkit_io_fence_fallen(struct mrkit_fence *fence)
+{
+	struct mrkit_io *io = container_of(fence, struct mrkit_io, fence);
+
+	mrkit_io_unmap(io);
+	mrkit_io_notify(io);
+}
+
+/*
+ * Settle one descriptor's state after its I/O finished, before it is put
+ * back.  @fin: whether a WR on it may still complete (the chain that
+ * finished the I/O did not, or did, complete; or completed successfully,
+ * which on a send queue's in-order completions means every WR posted
+ * before it did too: then no completion handler can touch the
+ * descriptor any more, and its owner's stores need no cmpxchg).
+ */
+static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
+				enum mrkit_fin fin)
+{
+	switch (mrkit_mr_state(mr)) {
+	case MRKIT_MR_INVALIDATING:
+		if (status) {
+			mrkit_mr_mark_stale(mr);
+			break;
+		}
+		mr->dev_valid = false;
+		mrkit_count(mr->pool, MRKIT_EV_LOCAL_INV);
+		if (fin == MRKIT_FIN_RETIRED)
+			mrkit_mr_own(mr, MRKIT_MR_INVALIDATING,
+				     MRKIT_MR_RESERVED);
+		else
+			mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+					    MRKIT_MR_RESERVED);
+		break;
+	case MRKIT_MR_REGISTERED:
+		/* Handed out, never posted: nothing live at the device. */
+		if (!mr->dev_valid || mr->inv_key != mr->key) {
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+			break;
+		}
+		/*
+		 * A live registration nobody will invalidate: retire it
+		 * (deregistration kills the rkey), and if a WR may still
+		 * reference it, only once the QP is drained.
+		 */
+		mr->orphan = fin == MRKIT_FIN_UNDRAINED;
+		mrkit_mr_mark_stale(mr);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * mrkit_io_finish - an I/O's chain is over: settle, give back, tell
+ * @io: the I/O
+ * @status: 0, or the error that ended the chain
+ * @fin: whether a WR on its descriptors may still complete
+ *
+ * Every descriptor goes back to the pool and then, and only then, the ULP
+ * is told.  A STALE descriptor's key may still be valid at the device
+ * until its MR is deregistered: with any, the I/O waits in FENCING and
+ * its fence falls from the pool's work item after the last
+ * deregistration; nothing here touches the I/O after the first of those
+ * descriptors is given back.
+ */
+void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
+{
+	struct mrkit_mr *mr;
+	unsigned int fenced = 0;
+
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		/* A WR on it failed: so did the I/O's registration. */
+		if (mrkit_mr_state(mr) == MRKIT_MR_STALE)
+			status = status ?: -EIO;
+		mrkit_io_settle_one(mr, status, fin);
+		if (mrkit_mr_state(mr) == MRKIT_MR_STALE) {
+			mr->fence = &io->fence;
+			fenced++;
+		}
+	}
+	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
+	mrkit_io_enforce_pi_all(io);
+	io->status = status ?: io->status;
+	if (!fenced) {
+		enum mrkit_give give = MRKIT_GIVE_PUT;
+
+		if (fin == MRKIT_FIN_RETIRED)
+			give = io->status ||
+			       !(io->pool->flags & MRKIT_POOL_IO_CACHE) ?
+			       MRKIT_GIVE_RETIRED : MRKIT_GIVE_KEEP;
+		mrkit_io_unmap(io);
+		mrkit_io_put_all(io, give);
+		mrkit_io_notify(io);
+		return;
+	}
+	trace_mrkit_pool_fence(io->pool, fenced);
+	io->fence.pending = fenced;
+	io->fence.fallen = mrkit_io_fence_fallen;
+	WRITE_ONCE(io->state, MRKIT_IO_FENCING);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+}
+
+/*
+ * Give back the descriptors of a mapped or posted I/O without posting
+ * anything.  Not @lazy: refused while a registration is or may still be
+ * live.  Returns 0 or -EBUSY (nothing changed).
+ */
+static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
+					      enum mrkit_give give)
+{
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr && !lazy; mr = mr->io_next) {
+		if (mrkit_mr_state(mr) == MRKIT_MR_STALE && mr->dev_valid) {
+			mrkit_pool_err(io->pool,
+				       "release refused: descriptor %u was retired with rkey 0x%x possibly live; invalidate instead\n",
+				       mr->idx, mr->inv_key);
+			return -EBUSY;
+		}
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid) {
+			mrkit_pool_err(io->pool,
+				       "release refused: rkey 0x%x of descriptor %u is %s; invalidate first\n",
+				       mr->inv_key, mr->idx,
+				       io->post_failed ? "in a failed post" : "live");
+			return -EBUSY;
+		}
+	}
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && !mr->dev_valid)
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+	/* A PI error mrkit finds now is the I/O's status. */
+	mrkit_io_enforce_pi_all(io);
+	mrkit_io_unmap(io);
+	mrkit_io_put_all(io, io->status ? MRKIT_GIVE_PUT : give);
+	return 0;
+}
+
+/**
+ * mrkit_io_release - give back an I/O's descriptors without invalidating
+ * @io: the I/O
+ * @flags: &enum mrkit_release_flags
+ *
+ * For I/Os that exposed nothing (mapped but never posted, or a post that
+ * failed before any REG_MR): the descriptors go back to the pool and a
+ * DMA mapping mrkit made is undone.  On an idle I/O of a
+ * %MRKIT_POOL_IO_CACHE pool it gives back the descriptors the I/O kept:
+ * call it before freeing or re-initializing such an I/O.  An I/O with live rkeys is refused,
+ * unless %MRKIT_RELEASE_LAZY says the ULP wants them left valid - but not
+ * after a failed mrkit_io_post(), whose REG_MRs may still be queued: such
+ * an I/O is invalidated (mrkit_io_invalidate()).  So is one holding a
+ * retired descriptor whose key may still be valid.  The I/O is idle again
+ * afterwards.
+ *
+ * Context: any.
+ * Return:
+ * * %0 - released.
+ * * %-EBUSY - a registration is or may still be live, or the I/O's RDMA
+ *   READ chain is in flight; nothing was released.
+ * * %-EINVAL - unknown @flags, or the I/O is being invalidated or is
+ *   finished.
+ */
+int mrkit_io_release(struct mrkit_io *io, u32 flags)
+{
+	int ret;
+
+	if (flags & ~MRKIT_RELEASE_FLAGS_ALL) {
+		mrkit_pool_err(io->pool, "release: unknown flags 0x%x\n",
+			       flags & ~MRKIT_RELEASE_FLAGS_ALL);
+		return -EINVAL;
+	}
+	ret = mrkit_io_busy(io, "release");
+	if (ret)
+		return ret;
+	/* Idle: give back what it kept; a no-op before the first map. */
+	if ((io->state == MRKIT_IO_IDLE || io->state == MRKIT_IO_DONE) &&
+	    !io->mrs) {
+		mrkit_io_drop_cache(io);
+		return 0;
+	}
+	ret = mrkit_io_check_live(io, "release");
+	if (ret)
+		return ret;
+	ret = mrkit_io_give_back(io, (flags & MRKIT_RELEASE_LAZY) &&
+				 !io->post_failed, MRKIT_GIVE_PUT);
+	if (!ret) {
+		mrkit_io_drop_cache(io);
+		io->state = MRKIT_IO_IDLE;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);
+
+/**
+ * mrkit_io_complete - finish an I/O under its pool's fence policy
+ * @io: the I/O (posted, possibly remotely invalidated)
+ * @qp: the QP its registrations were posted on
+ *
+ * With the fence (the default): mrkit_io_invalidate(), so @io's done
+ * callback runs only once every rkey it exposed is invalid.  In a
+ * %MRKIT_POOL_LAZY_INV pool: the descriptors go back with their rkeys
+ * still valid and done runs before this returns, with -EILSEQ if mrkit
+ * found a PI error, else 0 - except after a failed mrkit_io_post(), whose
+ * REG_MRs may still sit in the send queue: then the I/O is invalidated as
+ * in a fenced pool.
+ *
+ * Context: any context ib_post_send() allows.
+ * Return: as mrkit_io_invalidate(): %0, %-EBUSY while the I/O's
+ *
+ * RDMA READ chain is in flight, %-EINVAL when it is not mapped or posted
+ * (a finished I/O included: done() never runs twice).
+ */
+int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
+{
+	int ret;
+
+	if (!(io->pool->flags & MRKIT_POOL_LAZY_INV) || io->post_failed)
+		return mrkit_io_invalidate(io, qp);
+	ret = mrkit_io_check_live(io, "completion");
+	if (ret)
+		return ret;
+	mrkit_io_give_back(io, true, (io->pool->flags & MRKIT_POOL_IO_CACHE) ?
+			   MRKIT_GIVE_KEEP_LAZY : MRKIT_GIVE_PUT);
+	mrkit_io_notify(io);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_complete, MRKIT);

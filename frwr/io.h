@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The inline half of the life of an I/O (frwr/io.c): the steps every I/O
+ * takes on its way through frwr/ and sigmr/, kept inline so that one I/O
+ * does not zig-zag between files; their cold halves (messages) and the
+ * finishing steps are in frwr/io.c.
+ */
+#ifndef _MRKIT_FRWR_IO_H
+#define _MRKIT_FRWR_IO_H
+
+#include "mrkit_priv.h"
+
+int mrkit_io_refuse(const struct mrkit_io *io, const char *what, int err);
+void mrkit_io_drop_cache(struct mrkit_io *io);
+
+/**
+ * mrkit_io_busy - refuse a call while the I/O's READ chain is in flight
+ * @io: the I/O
+ * @what: the call, for the message
+ *
+ * Return: -EBUSY with a ratelimited message while @io is READING, else 0.
+ */
+static __always_inline int mrkit_io_busy(const struct mrkit_io *io,
+					 const char *what)
+{
+	/* Pairs with the release in mrkit_io_notify(). */
+	if (likely(smp_load_acquire(&io->state) != MRKIT_IO_READING))
+		return 0;
+	return mrkit_io_refuse(io, what, -EBUSY);
+}
+
+/**
+ * mrkit_io_check_live - may an I/O be finished now?
+ * @io: the I/O
+ * @what: the caller's name, for the message
+ *
+ * Return: 0 when @io is mapped or posted; -EBUSY while its RDMA READ
+ * chain is in flight (done() will run when the data is in); -EINVAL when
+ * it has nothing to finish (idle, being invalidated, finished).
+ */
+static __always_inline int mrkit_io_check_live(struct mrkit_io *io,
+					       const char *what)
+{
+	int ret = mrkit_io_busy(io, what);
+
+	if (ret)
+		return ret;
+	if (likely(io->state == MRKIT_IO_MAPPED ||
+		   io->state == MRKIT_IO_HANDED_OUT ||
+		   io->state == MRKIT_IO_POSTED))
+		return 0;
+	return mrkit_io_refuse(io, what, -EINVAL);
+}
+
+static inline enum dma_data_direction
+mrkit_io_dma_dir(const struct mrkit_io *io)
+{
+	switch (io->dir) {
+	case MRKIT_PEER_READS:
+		return DMA_TO_DEVICE;
+	case MRKIT_PEER_BIDI:
+		return DMA_BIDIRECTIONAL;
+	default:
+		return DMA_FROM_DEVICE;
+	}
+}
+
+/**
+ * mrkit_io_take - a descriptor for a mapping I/O: one it kept, or the pool's
+ * @io: the I/O
+ *
+ * Return: a RESERVED descriptor, or an ERR_PTR() from mrkit_mr_get().
+ */
+static __always_inline struct mrkit_mr *mrkit_io_take(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr = io->cache;
+
+	if (!mr)
+		return mrkit_mr_get(io->pool);
+	io->cache = mr->io_next;
+	mr->io_next = NULL;
+	mrkit_mr_unkeep(mr);
+	return mr;
+}
+
+/**
+ * mrkit_io_attach - add a descriptor to a mapping I/O
+ * @io: the I/O
+ * @mr: a RESERVED descriptor
+ * @tail: where the I/O's list ends (&io->mrs for the first)
+ *
+ * Return: the new end of the list.
+ */
+static __always_inline struct mrkit_mr **
+mrkit_io_attach(struct mrkit_io *io, struct mrkit_mr *mr,
+		struct mrkit_mr **tail)
+{
+	WRITE_ONCE(mr->io, io);
+	mr->io_next = NULL;
+	*tail = mr;
+	io->nr_mrs++;
+	return &mr->io_next;
+}
+
+/**
+ * mrkit_io_map_done - a map completed: the I/O keeps only what it uses
+ * @io: the I/O
+ */
+static __always_inline void mrkit_io_map_done(struct mrkit_io *io)
+{
+	if (unlikely(io->cache))
+		mrkit_io_drop_cache(io);
+	io->state = MRKIT_IO_MAPPED;
+}
+
+/**
+ * mrkit_io_hand_out - rotate the keys of a mapped I/O's descriptors
+ * @io: the I/O
+ *
+ * Called by mrkit_io_segs() and the post paths; a no-op when the keys
+ * were handed out already.  The key of each descriptor is rotated
+ * (ib_inc_rkey()), then its state released as REGISTERED: the key and
+ * the owner are visible to mrkit_pool_find_rkey() with it.
+ */
+static __always_inline void mrkit_io_hand_out(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr;
+
+	if (io->state != MRKIT_IO_MAPPED)
+		return;
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		struct ib_mr *ibmr = mr->ibmr;
+
+		if (mrkit_mr_state(mr) != MRKIT_MR_MAPPED)
+			continue;
+		ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
+		WRITE_ONCE(mr->key, ibmr->rkey);
+		mrkit_mr_own(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
+	}
+	io->state = MRKIT_IO_HANDED_OUT;
+}
+
+#endif /* _MRKIT_FRWR_IO_H */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite for the scatterlist walk that splits a list into
+ * descriptors (mrkit_chunk()), against an oracle (mrk_chunk_oracle()).
+ *
+ * The oracle is the straightforward walk mrkit used before its walk was
+ * fused and inlined: sg_next() per entry, the same page accounting.  The
+ * fuzz case builds random lists - chained tables, unaligned heads and
+ * tails, contiguous and gapped boundaries, zero-length entries, lists
+ * shorter than the count given - splits each into chunks with both walks
+ * for page lists of 1 to 256 pages, plain and SG_GAPS, and asserts that
+ * every chunk is the same: entries, bytes, where and why it ended, where
+ * the next one starts, and the errors.
+ */
+
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/scatterlist.h>
+
+#include "mrkit_priv.h"
+
+/* The oracle: the list ended before @nents entries. */
+#define ORACLE_SHORT	1
+
+/* Why a chunk ended before the end of the list. */
+enum mrk_oracle_end {
+	ORACLE_ALL,	/* the rest of the list fits */
+	ORACLE_GAP,	/* a gap the MR type cannot express */
+	ORACLE_FULL,	/* the page list (or entry list) is full */
+};
+
+/* One descriptor's share of the list, as computed before mapping. */
+struct mrk_oracle_chunk {
+	struct scatterlist	*sg;		/* first entry */
+	struct scatterlist	*last;		/* last entry touched */
+	unsigned int		off;		/* offset into the first */
+	int			nents;		/* entries touched */
+	unsigned int		last_len;	/* last entry's DMA length; 0: as is */
+	u64			bytes;
+	enum mrk_oracle_end	end;
+	int			end_index;	/* entry where it ended */
+	struct scatterlist	*next_sg;	/* where the next chunk starts */
+	unsigned int		next_off;
+};
+
+/*
+ * Compute the maximal prefix of (@sg + @off, @left entries) one MR of
+ * @max pages of 1 << @shift bytes can map, with the page accounting of
+ * ib_sg_to_pages(): entries are coalesced when contiguous, and a new entry
+ * not aligned on both sides of a contiguous boundary stops the chunk.
+ * @base_index is the list index of @sg, for messages.  One pass, no
+ * division: this runs once per entry on the I/O path.  A chunk also ends
+ * before its length would pass 4 GiB - 1 (lengths are 32 bits on the
+ * wire; SG_GAPS MRs or large pages could exceed that).
+ * Return: 0; -1 - index of a zero-length entry; or %ORACLE_SHORT.
+ */
+static int mrk_chunk_oracle(struct scatterlist *sg, unsigned int off,
+			    int left, u32 max, unsigned int shift,
+			    bool gaps_ok, int base_index,
+			    struct mrk_oracle_chunk *c)
+{
+	const u64 mask = (1ULL << shift) - 1;
+	struct scatterlist *s = sg, *prev = sg;
+	u64 prev_end = 0, bytes = 0;
+	u32 pages = 0;
+	int i;
+
+	c->sg = sg;
+	c->off = off;
+	c->last_len = 0;
+	c->end = ORACLE_ALL;
+	for (i = 0; i < left; i++, prev = s, s = sg_next(s)) {
+		unsigned int skip = i ? 0 : off;
+		u64 a, len, e, base, fit_end;
+		u32 add;
+
+		if (unlikely(!s))
+			return ORACLE_SHORT;	/* nents beyond the list */
+		a = sg_dma_address(s) + skip;
+		len = sg_dma_len(s) - skip;
+		e = a + len;
+		if (unlikely(!sg_dma_len(s)))
+			return -(base_index + i) - 1;	/* zero-length entry */
+		/* A segment's length is 32 bits on the wire: split before. */
+		if (unlikely(bytes + len > U32_MAX)) {
+			c->end = ORACLE_FULL;
+			break;
+		}
+		/* Never more entries than pages (siw's PBL counts entries). */
+		if (unlikely(i == max)) {
+			c->end = ORACLE_FULL;
+			break;
+		}
+		if (gaps_ok) {
+			/* SG_GAPS MRs take any entry: the limit is entries. */
+			bytes += len;
+			continue;
+		}
+		base = a & ~mask;
+		if (unlikely(i && ((prev_end | a) & mask))) {
+			if (prev_end != a) {
+				c->end = ORACLE_GAP;
+				break;
+			}
+			/* Contiguous: the first page is the previous one's last. */
+			base += mask + 1;
+			add = e > base ? (e - base + mask) >> shift : 0;
+		} else {
+			/* A new page run (the common case: page entries). */
+			add = (e - base + mask) >> shift;
+		}
+		if (unlikely(pages + add > max)) {
+			c->end = ORACLE_FULL;
+			fit_end = base + ((u64)(max - pages) << shift);
+			if (fit_end <= a || bytes + fit_end - a > U32_MAX)
+				break;
+			/* Take the part of this entry that fits. */
+			c->nents = i + 1;
+			c->bytes = bytes + fit_end - a;
+			c->last = s;
+			c->last_len = skip + (fit_end - a);
+			c->end_index = base_index + i;
+			c->next_sg = s;
+			c->next_off = c->last_len;
+			return 0;
+		}
+		pages += add;
+		bytes += len;
+		prev_end = e;
+	}
+	c->nents = i;
+	c->bytes = bytes;
+	c->last = prev;
+	c->end_index = base_index + i;
+	c->next_sg = i < left ? s : NULL;
+	c->next_off = 0;
+	return 0;
+}
+
+/* A random list of @n entries, chained in two tables when @chain. */
+struct fuzz_list {
+	struct scatterlist	t1[24];
+	struct scatterlist	t2[24];
+	struct scatterlist	*sg;
+	int			n;
+};
+
+static void fuzz_fill(struct rnd_state *rnd, struct fuzz_list *l)
+{
+	struct scatterlist *s;
+	u64 addr = (u64)(prandom_u32_state(rnd) & 0xffff) << 12;
+	int i, n1, n = 1 + prandom_u32_state(rnd) % 40;
+	bool chain = n > 2 && (prandom_u32_state(rnd) & 1);
+
+	n1 = chain ? 1 + prandom_u32_state(rnd) % min(n - 1, 22) : min(n, 24);
+	if (!chain)
+		n = n1;
+	else if (n - n1 > 23)
+		n = n1 + 23;
+	if (chain) {
+		sg_init_table(l->t1, n1 + 1);
+		sg_init_table(l->t2, n - n1);
+		sg_chain(l->t1, n1 + 1, l->t2);
+	} else {
+		sg_init_table(l->t1, n);
+	}
+	l->sg = l->t1;
+	l->n = n;
+	for (i = 0, s = l->sg; i < n; i++, s = sg_next(s)) {
+		u32 r = prandom_u32_state(rnd), len;
+
+		switch (r % 8) {
+		case 0:	/* a gap, unaligned start */
+			addr += SZ_64K + (prandom_u32_state(rnd) & 0xfff);
+			break;
+		case 1:
+		case 2:	/* a new page-aligned run */
+			addr = ALIGN(addr + SZ_1M, SZ_4K);
+			break;
+		default:	/* contiguous with the previous entry */
+			break;
+		}
+		switch ((r >> 8) % 8) {
+		case 0:
+			len = 1 + (prandom_u32_state(rnd) & 0x1fff);
+			break;
+		case 1:
+			len = (prandom_u32_state(rnd) % 3) ? SZ_4K : 0;
+			break;
+		case 2:
+			len = SZ_4K * (1 + prandom_u32_state(rnd) % 300);
+			break;
+		default:
+			len = SZ_4K * (1 + prandom_u32_state(rnd) % 4);
+			break;
+		}
+		sg_dma_address(s) = addr;
+		sg_dma_len(s) = len;
+		addr += len;
+	}
+}
+
+static void chunk_fuzz_test(struct kunit *test)
+{
+	static const u32 maxes[] = { 1, 2, 3, 8, 32, 256 };
+	struct fuzz_list *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	unsigned int iter, chunks = 0, errors = 0;
+	struct rnd_state rnd;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	prandom_seed_state(&rnd, 0x63686b31);
+	for (iter = 0; iter < 20000; iter++) {
+		u32 max = maxes[prandom_u32_state(&rnd) % ARRAY_SIZE(maxes)];
+		bool gaps = !(prandom_u32_state(&rnd) % 4);
+		struct scatterlist *sg;
+		unsigned int off = 0;
+		int left, index = 0;
+
+		fuzz_fill(&rnd, l);
+		/* Sometimes claim more entries than the list has. */
+		left = l->n + ((prandom_u32_state(&rnd) % 8) ? 0 : 3);
+		for (sg = l->sg; sg; ) {
+			struct mrk_oracle_chunk o = {};
+			struct mrkit_chunk c = {};
+			int ro, rc;
+
+			ro = mrk_chunk_oracle(sg, off, left - index, max, 12, gaps,
+					      index, &o);
+			rc = mrkit_chunk(sg, off, left - index, max, 12, gaps,
+					 index, &c);
+			if (ro) {
+				errors++;
+				KUNIT_ASSERT_EQ_MSG(test, rc, -EINVAL, "iter %u", iter);
+				if (ro == ORACLE_SHORT) {
+					KUNIT_ASSERT_EQ(test, c.end, MRKIT_CHUNK_SHORT);
+				} else {
+					KUNIT_ASSERT_EQ(test, c.end, MRKIT_CHUNK_ZERO);
+					KUNIT_ASSERT_EQ(test, c.end_index, -ro - 1);
+				}
+				break;
+			}
+			KUNIT_ASSERT_EQ_MSG(test, rc, 0, "iter %u", iter);
+			KUNIT_ASSERT_EQ(test, c.nents, o.nents);
+			KUNIT_ASSERT_EQ(test, c.bytes, o.bytes);
+			KUNIT_ASSERT_EQ(test, (int)c.end, (int)o.end);
+			KUNIT_ASSERT_EQ(test, c.end_index, o.end_index);
+			KUNIT_ASSERT_PTR_EQ(test, c.sg, o.sg);
+			KUNIT_ASSERT_PTR_EQ(test, c.last, o.last);
+			KUNIT_ASSERT_EQ(test, c.off, o.off);
+			KUNIT_ASSERT_EQ(test, c.last_len, o.last_len);
+			KUNIT_ASSERT_PTR_EQ(test, c.next_sg, o.next_sg);
+			KUNIT_ASSERT_EQ(test, c.next_off, o.next_off);
+			chunks++;
+			if (!c.nents)
+				break;
+			index += c.nents - (c.next_off ? 1 : 0);
+			sg = c.next_sg;
+			off = c.next_off;
+		}
+	}
+	kunit_info(test, "chunk fuzz: 20000 lists, %u chunks, %u bad lists, all equal to the oracle\n",
+		   chunks, errors);
+	KUNIT_EXPECT_GT(test, chunks, 20000U);
+	KUNIT_EXPECT_GT(test, errors, 100U);
+}
+
+static struct kunit_case chunk_cases[] = {
+	KUNIT_CASE(chunk_fuzz_test),
+	{}
+};
+
+static struct kunit_suite chunk_suite = {
+	.name = "mrkit_chunk",
+	.test_cases = chunk_cases,
+};
+
+kunit_test_suite(chunk_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
