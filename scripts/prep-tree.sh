@@ -14,14 +14,21 @@ cache=${MRKIT_CACHE:-/var/cache/mrkit}
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 tree=$cache/src-$ver/linux-source-6.1
 
+mkdir -p "$cache"
 if [ ! -f "$tree/.mrkit-prepared" ]; then
-	rm -rf "$cache/src-$ver"
-	mkdir -p "$cache/src-$ver.tmp"
-	tar -C "$cache/src-$ver.tmp" -xJf /usr/src/linux-source-6.1.tar.xz
-	t=$cache/src-$ver.tmp/linux-source-6.1
-	echo 'source "drivers/infiniband/ulp/mrkit/Kconfig"' >> "$t/drivers/infiniband/Kconfig"
-	echo 'obj-$(CONFIG_MRKIT) += mrkit/' >> "$t/drivers/infiniband/ulp/Makefile"
-	touch "$t/.mrkit-prepared"
-	mv "$cache/src-$ver.tmp" "$cache/src-$ver"
+	# One checkout unpacks, the others wait for it (then find it done).
+	exec 9>"$cache/src-$ver.lock"
+	flock 9
+	if [ ! -f "$tree/.mrkit-prepared" ]; then
+		rm -rf "$cache/src-$ver" "$cache/src-$ver.tmp"
+		mkdir -p "$cache/src-$ver.tmp"
+		tar -C "$cache/src-$ver.tmp" -xJf /usr/src/linux-source-6.1.tar.xz
+		t=$cache/src-$ver.tmp/linux-source-6.1
+		echo 'source "drivers/infiniband/ulp/mrkit/Kconfig"' >> "$t/drivers/infiniband/Kconfig"
+		echo 'obj-$(CONFIG_MRKIT) += mrkit/' >> "$t/drivers/infiniband/ulp/Makefile"
+		touch "$t/.mrkit-prepared"
+		mv "$cache/src-$ver.tmp" "$cache/src-$ver"
+	fi
+	exec 9>&-
 fi
 echo "$tree"

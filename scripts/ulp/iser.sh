@@ -47,7 +47,7 @@ ulp_build() {
 # (/usr/bin).
 ulp_root() {
 	local d
-	d=$(vm_debs open-iscsi open-iscsi sbin/iscsid sbin/iscsiadm) || return 1
+	d=$(vm_debs open-iscsi sbin/iscsid sbin/iscsiadm) || return 1
 	vm_add_debs "$1" "$d"
 }
 vm_root_hook ulp_root

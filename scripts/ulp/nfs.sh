@@ -45,7 +45,7 @@ ulp_build() {
 # libtirpc's /etc/netconfig, for NFSv3.
 ulp_root() {
 	local d
-	d=$(vm_debs nfs-utils "rpcbind nfs-kernel-server libtirpc-common" \
+	d=$(vm_debs "rpcbind nfs-kernel-server libtirpc-common" \
 		sbin/rpcbind usr/bin/rpcinfo usr/sbin/rpc.mountd \
 		usr/sbin/exportfs etc/netconfig) || return 1
 	vm_add_debs "$1" "$d"

@@ -58,13 +58,13 @@ ulp_fio_mount() {
 	done
 	mount -t 9p -o trans=virtio,version=9p2000.L,ro host /host ||
 		fail "9p mount of fio"
-	[ -x /host/fio ] || fail "no fio on the 9p share"
+	[ -x /host/root/usr/bin/fio ] || fail "no fio on the 9p share"
 }
 
 ulp_fio() {
 	local n=$1
 	shift
-	/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/fio \
+	/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/root/usr/bin/fio \
 		--output-format=json --output=/tmp/fio-$n.json "$@" \
 		2>/tmp/fio-$n.err >/dev/null
 	FIO_RC=$?

@@ -90,33 +90,25 @@ del=$(pair_host delete)
 steps=${PAIR_STEPS:-$(echo $steps | tr ' ' ,)}
 
 start=$(date +%s)
-# The modules: ulp.sh builds them (and keeps them while their inputs do
-# not change); a copy here, so that a later build there cannot change them
-# under this run.
-if ! ULP_BUILD_ONLY=1 "$proj/scripts/vm/ulp.sh" "$ulp" "$transport" check \
-	> "$out/ulp-pair-$ulp-build.out" 2>&1; then
-	cat "$out/ulp-pair-$ulp-build.out"
-	exit 1
-fi
-grep -v '^splice: ' "$out/ulp-pair-$ulp-build.out" || true
-src=$cache/ulp/$ulp
-work=$cache/pair/$ulp-$transport-$mode
-[ -f "$src/mrkit/mrkit.ko" ] && ls "$src"/build/*.ko > /dev/null || { echo "pair: no build in $src"; exit 1; }
+# The modules: cache entries named by their inputs (vm-lib.sh), never
+# changed once built; this run's initramfs, consoles and sockets are its
+# own (the checkout's .check/, a fresh run directory).
+vm_build_ulp "$ulp"
+work=$scratch/pair-$ulp-$transport-$mode
 rm -rf "$work"
-mkdir -p "$work/mrkit" "$work/build"
-cp "$src/mrkit/mrkit.ko" "$work/mrkit/"
-cp "$src"/build/*.ko "$work/build/"
+mkdir -p "$work"
 siw=
 [ "$transport" = siw ] && siw=$(vm_build_siw)
-vm_ulp_root "$work/root" "$work" "$init" "$siw" \
+vm_ulp_root "$work/root" "$mk" "$ulpdir" "$init" "$siw" \
 	"$ULP_MODS virtio_net virtio_blk sch_netem" "$ULP_BINS /usr/sbin/tc"
 vm_mkinitrd "$work/root" "$work/initrd.gz"
 fio=$(vm_fio)
 echo "pair: $ulp built and packed in $(( $(date +%s) - start )) s; $transport, $mode: $steps"
 [ "${PAIR_BUILD_ONLY:-0}" = 1 ] && exit 0
 
-# Sockets, monitors, the control share and the target's disk.
-run=$work/run
+# Sockets, monitors, the control share (a directory of this run's own,
+# short enough for socket paths) and the target's disk.
+run=$(mktemp -d /tmp/mrkit-pair.XXXXXX)
 ctl=$run/ctl
 mkdir -p "$ctl"
 disk=/dev/shm/mrkit-pair-$ulp-$transport-$$.img
@@ -143,6 +135,7 @@ cleanup() {
 			kill -KILL "$(cat "$p")" 2> /dev/null
 	done
 	rm -f "$disk"
+	rm -rf "$run"
 }
 trap cleanup EXIT
 
@@ -168,7 +161,7 @@ qemu() {
 	nice -n 10 timeout "$budget" qemu-system-x86_64 -accel tcg -m "$ULP_MEM" -smp 2 \
 		-display none -no-reboot -nic none -serial "file:$2" \
 		-monitor "unix:$run/$role.mon,server=on,wait=off" -pidfile "$run/$role.pid" \
-		-kernel "$vm/kimg/boot/vmlinuz-$abi" -initrd "$work/initrd.gz" \
+		-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
 		-netdev "dgram,id=wire,local.type=unix,local.path=$run/$role.dg,remote.type=unix,remote.path=$run/$peer.dg" \
 		-device "virtio-net-pci,netdev=wire,mac=$mac" \
 		-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,readonly=on" \

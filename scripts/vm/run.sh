@@ -30,7 +30,7 @@ set -euo pipefail
 scenario=${1:-load}
 transport=${2:-rxe}
 variant=${3:-}		# noinv: Reads without the invalidate subtype
-# proj cache kdir abi vm kmods out, the stock kernel image (vm-lib.sh).
+# proj cache kdir abi kmods out scratch, the stock kernel image (vm-lib.sh).
 . "$(dirname "$0")/vm-lib.sh"
 vm_env
 
@@ -57,7 +57,7 @@ echo "vm: $nexp exports, all EXPORT_SYMBOL_NS_GPL(..., MRKIT)"
 
 # The initramfs: busybox, the modules mrkit needs (from the image), mrkit.
 tag=$scenario-$transport$variant
-root=$vm/root-$tag
+root=$scratch/run-$tag
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,lib/modules/$abi/extra}
 cp /bin/busybox "$root/bin/busybox"
@@ -83,7 +83,7 @@ fi
 cp "$proj/scripts/vm/init-$scenario.sh" "$root/init"
 cp "$proj/scripts/vm/init-lib.sh" "$root/init-lib.sh"
 chmod +x "$root/init"
-vm_mkinitrd "$root" "$vm/initrd-$tag.gz"
+vm_mkinitrd "$root" "$root.gz"
 
 log=$out/vm-$scenario-$transport$variant.log
 accel=tcg
@@ -95,8 +95,8 @@ extra=
 limit=300
 [ "$scenario" = bench ] && limit=600
 timeout $limit qemu-system-x86_64 -accel $accel -m 1024 -smp 2 -nographic \
-	-no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
-	-initrd "$vm/initrd-$tag.gz" \
+	-no-reboot -nic none -kernel "$vmlinuz" \
+	-initrd "$root.gz" \
 	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_no_inv=$([ "$variant" = noinv ] && echo 1 || echo 0) mrkit_also_noinv=$([ "$variant" = plusnoinv ] && echo 1 || echo 0) mrkit_fault=$variant mrkit_bench_iters=${BENCH_SMP_ITERS:-100000} $extra" \
 	>"$log" 2>&1 || true
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM /vm: /' || true

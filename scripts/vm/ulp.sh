@@ -49,46 +49,23 @@ ulp_report() { :; }
 # shellcheck source=/dev/null
 . "$hook"
 
-work=$cache/ulp/$ulp
-mkdir -p "$work"
 start=$(date +%s)
 
-# mrkit.ko, built once outside the checkout for every guest (vm-lib.sh:
-# vm_build_mrkit), copied here with its Module.symvers; then the converted
-# ULP.  The ULP is rebuilt only when mrkit's build or the ULP's own inputs
-# (its splice files, its hook, splice.py) changed.
-tree=$("$proj/scripts/prep-tree.sh")
-splice=$proj/scripts/ulp/splice.py
-symvers=$work/mrkit/Module.symvers
-mk=$(vm_build_mrkit)
-stamp=$( { cat "$mk/stamp"
-	  find "$proj/ulp/$ulp" "$hook" "$splice" -type f -print0 2>/dev/null |
-		sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"
-	  echo "$kdir $tree"; } | sha256sum | cut -c1-32)
-if [ -f "$work/stamp" ] && [ "$(cat "$work/stamp")" = "$stamp" ] &&
-   [ -f "$work/build.log" ] && [ -f "$symvers" ]; then
-	cp "$work/build.log" "$out/ulp-$ulp-build.log"
-	echo "ulp: mrkit and $ulp unchanged since the last build: reusing it"
-else
-	rm -rf "$work/mrkit" "$work/build" "$work/stamp"
-	mkdir -p "$work/mrkit" "$work/build"
-	cp -r "$mk/mrkit.ko" "$mk/Module.symvers" "$mk/include" "$work/mrkit/"
-	ulp_build "$work/build" >"$out/ulp-$ulp-build.log" 2>&1 ||
-		{ cat "$out/ulp-$ulp-build.log"; exit 1; }
-	cp "$out/ulp-$ulp-build.log" "$work/build.log"
-	echo "$stamp" > "$work/stamp"
-fi
+# mrkit.ko, then the converted ULP: cache entries named by their inputs
+# (vm-lib.sh: vm_build_mrkit, vm_build_ulp), built once for every guest
+# and every checkout.
+vm_build_ulp "$ulp"
 grep '^splice: ' "$out/ulp-$ulp-build.log" | grep -v sha256 || true
 if [ "${ULP_BUILD_ONLY:-0}" = 1 ]; then
-	echo "ulp: $ulp built in $work/build (ULP_BUILD_ONLY=1: no boot)"
+	echo "ulp: $ulp built in $ulpdir (ULP_BUILD_ONLY=1: no boot)"
 	exit 0
 fi
 siw=
 [ "$transport" = siw ] && siw=$(vm_build_siw)
 
 # The initramfs.
-root=$work/root-$transport-$mode
-vm_ulp_root "$root" "$work" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
+root=$scratch/ulp-$ulp-$transport-$mode
+vm_ulp_root "$root" "$mk" "$ulpdir" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
 vm_mkinitrd "$root" "$root.gz"
 fio=$(vm_fio)
 echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($transport, $mode)"
@@ -96,7 +73,7 @@ echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($tran
 log=$out/ulp-$ulp-$transport-$mode.log
 boot=$(date +%s)
 timeout "$ULP_TIMEOUT" nice -n 10 qemu-system-x86_64 -accel tcg -m "$ULP_MEM" -smp 2 \
-	-nographic -no-reboot -nic none -kernel "$vm/kimg/boot/vmlinuz-$abi" \
+	-nographic -no-reboot -nic none -kernel "$vmlinuz" \
 	-initrd "$root.gz" \
 	-virtfs "local,path=$fio,mount_tag=host,security_model=none,readonly=on" \
 	-append "console=ttyS0 panic=-1 quiet mrkit_transport=$transport mrkit_mode=$mode $ULP_CMDLINE" \

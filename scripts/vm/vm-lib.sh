@@ -1,35 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# Host-side helpers for the qemu scenarios, sourced by scripts/vm/run.sh
-# and scripts/vm/ulp.sh (bash, set -euo pipefail):
-#   vm_env                 sets proj cache kdir abi vm kmods out; installs
-#                          qemu & co; unpacks Debian's kernel image once
+# Host-side helpers for the qemu scenarios, sourced by scripts/vm/run.sh,
+# ulp.sh, pair.sh and prep.sh (bash, set -euo pipefail).
+#
+# What a run makes for itself (initramfs trees and images, logs, sockets)
+# is the checkout's own: .check/ (and a fresh /tmp directory for a pair's
+# sockets).  What runs share - the stock kernel image, mrkit.ko, siw.ko,
+# fio, the packages unpacked for the guests, the converted ULPs - is a
+# cache entry $cache/vm/KIND/KEY (vm_cached): KEY is a hash of what the
+# entry is made from, it is made once under a lock and renamed into place
+# whole, and it never changes after; two checkouts building different
+# sources get different entries.
+#   vm_env                 sets proj cache kdir abi kmods vmlinuz out
+#                          scratch; checks qemu & co; the stock kernel image
+#   vm_cached KIND KEY FUNC ARG...
+#                          the entry $cache/vm/KIND/KEY, made by FUNC
 #   vm_build_mrkit         mrkit.ko and the sample modules against Debian's
 #                          headers, from the checkout's tracked and new
-#                          files copied outside it; rebuilt only when those
-#                          sources change: prints the build directory
-#                          (mrkit.ko, mrkit_*.ko, Module.symvers, include/)
-#   vm_build_siw           siw.ko from linux-source-6.1, out of tree, once
-#                          (Debian's kernel has no siw): prints its path
+#                          files: prints the entry (mrkit.ko, mrkit_*.ko,
+#                          Module.symvers, include/)
+#   vm_build_siw           siw.ko from linux-source-6.1 (Debian's kernel
+#                          has no siw): prints its path
+#   vm_build_ulp ULP       the converted ULP (its hook's ulp_build): sets mk
+#                          and ulpdir
 #   vm_mod_deps NAME...    the .ko files modules NAME... need, each once
 #   vm_add_mods ROOT M...  copy modules M (and what they need) from the
 #                          image into the initramfs tree ROOT
 #   vm_add_bin ROOT F...   copy binaries F and their ldd closure
 #   vm_mkinitrd ROOT OUT   depmod, then a gzipped newc cpio of ROOT
-#   vm_ulp_root ROOT WORK INIT SIW MODS BINS
+#   vm_ulp_root ROOT MK ULPDIR INIT SIW MODS BINS
 #                          the tree of a ULP guest's initramfs (ulp.sh,
-#                          pair.sh): busybox, the RDMA and 9p modules and
-#                          MODS, mrkit.ko (WORK/mrkit) and siw.ko (SIW, if
-#                          set) in extra/, WORK/build/*.ko in /ulp, rdma
-#                          and BINS, the guest libraries (init-*lib.sh),
-#                          INIT as /init
-#   vm_fio                 Debian's fio and its whole library closure in
-#                          $cache/fio (for a read-only 9p share): prints
-#                          the directory (fio, lib/)
-#   vm_debs NAME PKGS F... files F of Debian packages PKGS (unpacked, never
-#                          installed) and the programs' library closure in
-#                          $cache/debs/NAME: prints the directory
+#                          pair.sh)
+#   vm_fio                 Debian's fio and its library closure (for a
+#                          read-only 9p share): prints the directory
+#   vm_debs PKGS F...      files F of Debian packages PKGS (unpacked, never
+#                          installed) and the programs' library closure:
+#                          prints the entry
 #   vm_add_debs ROOT DIR   put a vm_debs directory into the initramfs tree
 #   vm_root_hook FUNC      have vm_add_bin ROOT ... call FUNC ROOT after it
 
@@ -38,70 +45,93 @@ vm_env() {
 	cache=${MRKIT_CACHE:-/var/cache/mrkit}
 	kdir=$("$proj/scripts/kdir.sh")
 	abi=${kdir##*/linux-headers-}
-	vm=$cache/vm/$abi
 	out=$proj/.check
-	mkdir -p "$vm" "$out"
+	scratch=$out/vm
+	mkdir -p "$cache/vm" "$scratch"
 	"$proj/scripts/deps.sh" vm
-	local img=linux-image-$abi
-	# The stock kernel image, unpacked next to the cache (never into /boot).
-	if [ ! -f "$vm/kimg/boot/vmlinuz-$abi" ]; then
-		rm -rf "$vm/kimg" "$vm/deb"
-		mkdir -p "$vm/deb"
-		(cd "$vm/deb" && apt-get download "$img" >/dev/null 2>&1)
-		dpkg-deb -x "$vm"/deb/"$img"_*.deb "$vm/kimg"
+	kimg=$(vm_cached kimg "$abi" vm_get_kimg)
+	kmods=$kimg/lib/modules/$abi
+	vmlinuz=$kimg/boot/vmlinuz-$abi
+}
+
+# vm_cached KIND KEY FUNC ARG...: the shared cache entry $cache/vm/KIND/KEY,
+# made once by FUNC DIR ARG... into a new directory DIR that is renamed to
+# the entry when FUNC succeeds, under KIND's lock (another checkout that
+# wants the same entry waits, then finds it).  An entry is never changed
+# once it exists: KEY is a hash of everything it is made from.  Prints the
+# entry's path; entries of KIND unused for 14 days go when one is made.
+vm_cached() {
+	local kind=$1 key=$2 fn=$3 dir=$cache/vm/$1 tmp
+	shift 3
+	mkdir -p "$dir"
+	if [ ! -d "$dir/$key" ]; then
+		(
+		flock 9
+		[ -d "$dir/$key" ] && exit 0
+		find "$dir" -mindepth 1 -maxdepth 1 -name '.new-*' -exec rm -rf {} +
+		find "$dir" -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} +
+		tmp=$(mktemp -d "$dir/.new-$key.XXXXXX")
+		"$fn" "$tmp" "$@" || { rm -rf "$tmp"; exit 1; }
+		find "$tmp" -type f -exec chmod a-w {} +
+		mv -T "$tmp" "$dir/$key"
+		) 9>"$dir/.lock" || { echo "vm: making $kind/$key failed" >&2; return 1; }
 	fi
-	kmods=$vm/kimg/lib/modules/$abi
+	touch "$dir/$key"
+	echo "$dir/$key"
+}
+
+# vm_key: a short hash of standard input.
+vm_key() { sha256sum | cut -c1-24; }
+
+# The stock kernel image, unpacked (never installed into /boot).
+vm_get_kimg() {
+	local img=linux-image-$abi
+	mkdir -p "$1/deb"
+	(cd "$1/deb" && apt-get download "$img" >/dev/null 2>&1) ||
+		{ echo "vm: apt-get download $img failed" >&2; return 1; }
+	dpkg-deb -x "$1"/deb/"$img"_*.deb "$1"
+	rm -rf "$1/deb"
+	[ -f "$1/boot/vmlinuz-$abi" ]
+}
+
+vm_make_mrkit() {
+	rmdir "$1" && mv "$2" "$1" &&
+	make -s -C "$kdir" M="$1" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m \
+		modules >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; return 1; }
 }
 
 vm_build_mrkit() {
-	local dir=$cache/mrkit-build src stamp
-	(
-	# One builder at a time (make check runs guests side by side).
-	flock 9
-	src=$dir.src
-	rm -rf "$src"
-	mkdir -p "$src"
+	local src key
+	# The checkout's tracked and new files, copied out of it: their hash
+	# names the build.
+	src=$(mktemp -d "$scratch/mrkit-src.XXXXXX")
 	(cd "$proj" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$src")
-	# Not a git checkout: nothing was copied; keep the cached build.
 	[ -f "$src/Kbuild" ] ||
-		{ echo "vm_build_mrkit: no sources from $proj (a git checkout?)" >&2; exit 1; }
-	stamp=$( { (cd "$src" &&
+		{ rm -rf "$src"; echo "vm_build_mrkit: no sources from $proj (a git checkout?)" >&2; return 1; }
+	key=$( { (cd "$src" &&
 		    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
 			 samples -type f -print0 | sort -z | xargs -0 sha256sum)
-		  echo "$kdir"; } | sha256sum | cut -c1-32)
-	if [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] &&
-	   [ -f "$dir/Module.symvers" ]; then
-		rm -rf "$src"
-	else
-		rm -rf "$dir"
-		mv "$src" "$dir"
-		make -s -C "$kdir" M="$dir" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m \
-			modules >"$out/vm-build.log" 2>&1 ||
-			{ cat "$out/vm-build.log" >&2; exit 1; }
-		echo "$stamp" > "$dir/stamp"
-	fi
-	) 9>"$dir.lock" || return 1
-	echo "$dir"
+		  echo "$kdir"; } | vm_key)
+	vm_cached mrkit "$key" vm_make_mrkit "$src"
+	rm -rf "$src"
 }
 
+vm_make_siw() {
+	cp "$2"/drivers/infiniband/sw/siw/*.[ch] "$1/"
+	cp "$2/drivers/infiniband/sw/siw/Makefile" "$1/Kbuild"
+	make -s -C "$kdir" M="$1" CONFIG_RDMA_SIW=m modules \
+		>"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; return 1; }
+}
+
+# Debian's kernel has no siw: built from linux-source-6.1, out of tree.
 vm_build_siw() {
-	(
-	flock 9
-	if [ ! -f "$vm/siw/siw.ko" ]; then
-		local tree
-		tree=$("$proj/scripts/prep-tree.sh")
-		rm -rf "$vm/siw.tmp"
-		mkdir -p "$vm/siw.tmp"
-		cp "$tree"/drivers/infiniband/sw/siw/*.[ch] "$vm/siw.tmp/"
-		cp "$tree/drivers/infiniband/sw/siw/Makefile" "$vm/siw.tmp/Kbuild"
-		make -s -C "$kdir" M="$vm/siw.tmp" CONFIG_RDMA_SIW=m modules \
-			>"$out/vm-siw.log" 2>&1 || { cat "$out/vm-siw.log" >&2; exit 1; }
-		rm -rf "$vm/siw"
-		mv "$vm/siw.tmp" "$vm/siw"
-	fi
-	) 9>"$vm/siw.lock" || return 1
-	echo "$vm/siw/siw.ko"
+	local tree key d
+	tree=$("$proj/scripts/prep-tree.sh")
+	key=$( { cat "$tree"/drivers/infiniband/sw/siw/*.[ch] "$tree/drivers/infiniband/sw/siw/Makefile"
+		 echo "$kdir"; } | vm_key)
+	d=$(vm_cached siw "$key" vm_make_siw "$tree") || return 1
+	echo "$d/siw.ko"
 }
 
 vm_mod_deps() {
@@ -161,8 +191,36 @@ vm_mkinitrd() {
 	(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$img"
 }
 
+vm_make_ulp() {
+	mkdir -p "$1/build"
+	ulp_build "$1/build" >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; return 1; }
+}
+
+# vm_build_ulp ULP: the converted ULP, built by its hook's ulp_build (the
+# hook, scripts/ulp/ULP.sh, sourced before) into a cache entry keyed by
+# mrkit's build and the ULP's inputs (its splice files, its hook,
+# splice.py, the kernel tree and headers).  Sets mk (mrkit's build),
+# ulpdir (the entry: build/*.ko, build.log) and copies the build log to
+# $out/ulp-ULP-build.log.
+vm_build_ulp() {
+	local ulp=$1 key hook=$proj/scripts/ulp/$1.sh
+	tree=$("$proj/scripts/prep-tree.sh")
+	splice=$proj/scripts/ulp/splice.py
+	mk=$(vm_build_mrkit) || return 1
+	symvers=$mk/Module.symvers
+	key=$( { echo "${mk##*/} $kdir $tree"
+		 find "$proj/ulp/$ulp" "$hook" "$splice" -type f -print0 |
+			sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
+	ulpdir=$(vm_cached "ulp-$ulp" "$key" vm_make_ulp) || return 1
+	install -m 0644 "$ulpdir/build.log" "$out/ulp-$ulp-build.log"
+}
+
+# vm_ulp_root ROOT MK ULPDIR INIT SIW MODS BINS: the initramfs tree of a
+# ULP guest: busybox, the RDMA and 9p modules and MODS, mrkit.ko (from the
+# build MK) and siw.ko (SIW, if set) in extra/, ULPDIR/build/*.ko in /ulp,
+# rdma and BINS, the guest libraries (init-*lib.sh), INIT as /init.
 vm_ulp_root() {
-	local root=$1 work=$2 init=$3 siw=$4 mods=$5 bins=$6
+	local root=$1 mk=$2 ulpdir=$3 init=$4 siw=$5 mods=$6 bins=$7
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,host,ulp,lib/modules/$abi/extra}
 	cp /bin/busybox "$root/bin/busybox"
@@ -170,9 +228,9 @@ vm_ulp_root() {
 	vm_add_mods "$root" ib_core rdma_cm rdma_ucm configfs dummy rdma_rxe \
 		crc32_generic crc32c_generic libcrc32c crct10dif_generic \
 		virtio_pci 9pnet_virtio 9p $mods
-	cp "$work/mrkit/mrkit.ko" "$root/lib/modules/$abi/extra/"
+	cp "$mk/mrkit.ko" "$root/lib/modules/$abi/extra/"
 	[ -n "$siw" ] && cp "$siw" "$root/lib/modules/$abi/extra/"
-	cp "$work"/build/*.ko "$root/ulp/"
+	cp "$ulpdir"/build/*.ko "$root/ulp/"
 	# shellcheck disable=SC2086
 	vm_add_bin "$root" /usr/bin/rdma $bins
 	cp "$proj"/scripts/vm/init-*lib.sh "$root/"
@@ -180,80 +238,54 @@ vm_ulp_root() {
 	chmod +x "$root/init"
 }
 
-vm_fio() {
-	local dir=$cache/fio p l miss
-	if [ ! -x "$dir/fio" ]; then
-		rm -rf "$dir.tmp"
-		mkdir -p "$dir.tmp/deb" "$dir.tmp/root" "$dir.tmp/lib"
-		# fio and the packages this machine lacks for it, unpacked (not
-		# installed); the rest of the closure comes from the host.
-		(cd "$dir.tmp/deb" &&
-		 for p in $(apt-get -s install --no-install-recommends fio |
-			    awk '/^Inst /{print $2}'); do
-			apt-get download "$p" >/dev/null 2>&1 ||
-				{ echo "vm: apt-get download $p failed" >&2; exit 1; }
-		 done)
-		for p in "$dir.tmp"/deb/*.deb; do
-			dpkg-deb -x "$p" "$dir.tmp/root"
-		done
-		cp "$dir.tmp/root/usr/bin/fio" "$dir.tmp/fio"
-		l=$(find "$dir.tmp/root" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
-		miss=$(LD_LIBRARY_PATH=$l ldd "$dir.tmp/fio" | grep -c 'not found' || true)
-		if [ "$miss" != 0 ]; then
-			LD_LIBRARY_PATH=$l ldd "$dir.tmp/fio" | grep 'not found' >&2
+# vm_fio: Debian's fio and its library closure (vm_debs), for a read-only
+# 9p share: prints the directory (root/usr/bin/fio, lib/).
+vm_fio() { vm_debs fio usr/bin/fio; }
+
+vm_make_debs() {
+	local d=$1 pkgs=$2 p f l
+	shift 2
+	mkdir -p "$d/deb" "$d/x" "$d/root" "$d/lib"
+	# shellcheck disable=SC2086
+	(cd "$d/deb" &&
+	 for p in $pkgs $(apt-get -s install --no-install-recommends $pkgs |
+			  awk '/^Inst /{print $2}'); do
+		[ -n "$(ls ./"${p%%:*}"_*.deb 2>/dev/null)" ] && continue
+		apt-get download "$p" >/dev/null 2>&1 ||
+			{ echo "vm: apt-get download $p failed" >&2; exit 1; }
+	 done) || return 1
+	for p in "$d"/deb/*.deb; do
+		dpkg-deb -x "$p" "$d/x"
+	done
+	l=$(find "$d/x" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
+	for f in "$@"; do
+		[ -f "$d/x/$f" ] || { echo "vm: no $f in $pkgs" >&2; return 1; }
+		mkdir -p "$d/root/$(dirname "$f")"
+		cp -L "$d/x/$f" "$d/root/$f"
+		LD_LIBRARY_PATH=$l ldd "$d/x/$f" >"$d/ldd" 2>&1 || continue
+		if grep 'not found' "$d/ldd" >&2; then
 			return 1
 		fi
-		for p in $(LD_LIBRARY_PATH=$l ldd "$dir.tmp/fio" | grep -o '/[^ ]*'); do
-			cp -L "$p" "$dir.tmp/lib/"
+		for p in $(grep -o '/[^ ]*' "$d/ldd"); do
+			cp -L "$p" "$d/lib/"
 		done
-		rm -rf "$dir.tmp/deb" "$dir.tmp/root" "$dir"
-		mv "$dir.tmp" "$dir"
-	fi
-	echo "$dir"
+	done
+	rm -rf "$d/deb" "$d/x" "$d/ldd"
 }
 
-# vm_debs NAME "PKG..." FILE...: download the packages PKG... and those of
+# vm_debs "PKG..." FILE...: download the packages PKG... and those of
 # their dependencies this machine lacks (apt-get download; nothing is
 # installed), unpack them, and keep FILE... (paths inside the packages,
-# e.g. sbin/rpcbind or etc/netconfig) under $cache/debs/NAME/root/ and the
-# ldd closure of the programs among them under $cache/debs/NAME/lib/ (the
-# packages' own libraries first, the host's for the rest).  Done once per
-# NAME and argument list; prints $cache/debs/NAME.
+# e.g. sbin/rpcbind or etc/netconfig) under DIR/root/ and the ldd closure
+# of the programs among them under DIR/lib/ (the packages' own libraries
+# first, the host's for the rest).  DIR is a cache entry keyed by the
+# arguments and the packages' versions; prints DIR.
 vm_debs() {
-	local pkgs=$2 d=$cache/debs/$1 p f l
-	shift 2
-	if [ "$(cat "$d/args" 2>/dev/null)" != "$pkgs $*" ]; then
-		rm -rf "$d.tmp"
-		mkdir -p "$d.tmp/deb" "$d.tmp/x" "$d.tmp/root" "$d.tmp/lib"
-		# shellcheck disable=SC2086
-		(cd "$d.tmp/deb" &&
-		 for p in $pkgs $(apt-get -s install --no-install-recommends $pkgs |
-				  awk '/^Inst /{print $2}'); do
-			[ -n "$(ls ./"${p%%:*}"_*.deb 2>/dev/null)" ] && continue
-			apt-get download "$p" >/dev/null 2>&1 ||
-				{ echo "vm: apt-get download $p failed" >&2; exit 1; }
-		 done) || return 1
-		for p in "$d.tmp"/deb/*.deb; do
-			dpkg-deb -x "$p" "$d.tmp/x"
-		done
-		l=$(find "$d.tmp/x" -name '*.so*' -printf '%h\n' | sort -u | paste -sd:)
-		for f in "$@"; do
-			[ -f "$d.tmp/x/$f" ] || { echo "vm: no $f in $pkgs" >&2; return 1; }
-			mkdir -p "$d.tmp/root/$(dirname "$f")"
-			cp -L "$d.tmp/x/$f" "$d.tmp/root/$f"
-			LD_LIBRARY_PATH=$l ldd "$d.tmp/x/$f" >"$d.tmp/ldd" 2>&1 || continue
-			if grep 'not found' "$d.tmp/ldd" >&2; then
-				return 1
-			fi
-			for p in $(grep -o '/[^ ]*' "$d.tmp/ldd"); do
-				cp -L "$p" "$d.tmp/lib/"
-			done
-		done
-		rm -rf "$d.tmp/deb" "$d.tmp/x" "$d.tmp/ldd" "$d"
-		echo "$pkgs $*" > "$d.tmp/args"
-		mv "$d.tmp" "$d"
-	fi
-	echo "$d"
+	local key
+	# shellcheck disable=SC2086
+	key=$( { echo "$*"; apt-cache show --no-all-versions $1 2>/dev/null |
+		 grep '^Version:'; } | vm_key)
+	vm_cached debs "$key" vm_make_debs "$@"
 }
 
 # vm_add_debs ROOT DIR: the files of a vm_debs directory DIR into the
