@@ -171,7 +171,8 @@ def main():
         for p in patches:
             print(f"patches: {p}")
         print(f"patches: {name}: {len(patches)} patches; applied to linux-source-6.1's files "
-              f"they give splice.py's output byte for byte ({len(final)} files)")
+              f"they give splice.py's output byte for byte ({len(final)} "
+              f"file{'s' if len(final) > 1 else ''})")
     except (SeriesError, splice.SpliceError, OSError) as e:
         print(f"patches: {name}: FAILED: {e}", file=sys.stderr)
         return 1

@@ -22,12 +22,12 @@ mapfile -t srcs < <(git ls-files --cached --others --exclude-standard '*.c' '*.h
 mapfile -t splices < <(git ls-files --cached --others --exclude-standard 'ulp/*.splice')
 mapfile -t others < <(git ls-files --cached --others --exclude-standard Kconfig Kbuild '*/Kbuild' '*/Makefile' Makefile)
 
-# gate NAME LOG CMD...: CMD's output into LOG; NAME fails (LOG printed)
-# when CMD fails or LOG has a warning, an error or a checkpatch CHECK.
+# gate NAME LOG PATTERN CMD...: CMD's output into LOG; NAME fails (LOG
+# printed) when CMD fails or a line of LOG matches PATTERN.
 gate() {
-	local name=$1 log=$2
-	shift 2
-	if "$@" > "$log" 2>&1 && ! grep -qE 'WARNING|ERROR|CHECK|warning:|error:' "$log"; then
+	local name=$1 log=$2 pat=$3
+	shift 3
+	if "$@" > "$log" 2>&1 && ! grep -qE "$pat" "$log"; then
 		return 0
 	fi
 	cat "$log"
@@ -36,12 +36,12 @@ gate() {
 	return 1
 }
 
-gate "checkpatch --strict" "$out/checkpatch.log" \
+gate "checkpatch --strict" "$out/checkpatch.log" 'WARNING|ERROR|CHECK' \
 	perl "$tree/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore SPDX_LICENSE_TAG -f "${srcs[@]}" "${others[@]}" &&
 	echo "static: checkpatch --strict: ok (${#srcs[@]} sources + ${#others[@]} build files)"
 
-gate "kernel-doc -Werror" "$out/kernel-doc.log" \
+gate "kernel-doc -Werror" "$out/kernel-doc.log" 'warning:|error:' \
 	perl "$tree/scripts/kernel-doc" -none -Werror "${srcs[@]}" "${splices[@]}" &&
 	echo "static: kernel-doc -Werror: ok (with the ULPs' splice files)"
 
@@ -78,7 +78,7 @@ fi
 "$proj/scripts/host/patches.sh" "$out/patches" || fail=1
 
 make -C "$kdir" M="$proj" CONFIG_MRKIT=m clean > /dev/null 2>&1 || true
-if gate "out-of-tree build (W=1, sparse)" "$out/oot-build.log" \
+if gate "out-of-tree build (W=1, sparse)" "$out/oot-build.log" 'warning:|error:|WARNING:' \
 	make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m W=1 C=2 modules; then
 	modinfo -F vermagic "$proj/mrkit.ko" | sed 's/^/static: out-of-tree mrkit.ko vermagic: /'
 	echo "static: out-of-tree build (W=1, sparse): ok"
