@@ -5,7 +5,8 @@
 # (kunit.sh, bench.sh): uml_lock TREE takes the tree's lock for the rest of
 # the calling script and points the tree's mrkit drop-in at this checkout.
 # Two checkouts on one machine then take turns instead of building each
-# other's sources into one build directory.
+# other's sources into one build directory, and a build directory never
+# keeps objects of another checkout's sources (uml_own_builds).
 uml_lock() {
 	local tree=$1 lock=$1/../uml.lock
 
@@ -15,6 +16,27 @@ uml_lock() {
 		flock "$uml_lock_fd"
 	fi
 	ln -sfn "$proj" "$tree/drivers/infiniband/ulp/mrkit"
+	uml_own_builds "$tree"
+}
+
+# uml_own_builds TREE: the UML build directories next to TREE's cache
+# (build-VERSION/*) are shared as well, and make judges an object by
+# times alone: an object built from another checkout's mrkit, later than
+# this checkout's files were written, would look current.  So each build
+# directory records a hash of the mrkit sources it was last built from,
+# and loses its mrkit objects when this checkout's differ.
+uml_own_builds() {
+	local ver b key
+	ver=$(basename "$(dirname "$1")")
+	key=$(cd "$proj" && git ls-files -co --exclude-standard -z -- Kbuild Kconfig \
+		mrkit_priv.h include mrpool frwr sigmr kunit samples |
+		sort -z | xargs -0 sha256sum | sha256sum | cut -c1-32)
+	for b in "$1/../../build-${ver#src-}"/*/; do
+		[ -d "$b" ] || continue
+		[ "$(cat "$b/.mrkit-sources" 2>/dev/null)" = "$key" ] && continue
+		rm -rf "$b/drivers/infiniband/ulp/mrkit"
+		echo "$key" > "$b/.mrkit-sources"
+	done
 }
 
 # uml_unlock: let other checkouts have the tree again.
