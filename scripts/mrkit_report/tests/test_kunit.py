@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """mrkit_report.kunit: a KUnit run is judged strictly."""
 import json
+import os
 
 from mrkit_report import kunit
 from mrkit_report.tests.util import LogTest
@@ -34,6 +35,14 @@ class KunitTest(LogTest):
         self.assertEqual(rc, 1)
         self.assertIn("suite mrkit_b did not run", out)
         self.assertEqual(counts, ["1", "1"])
+
+    def test_a_filter_expects_only_the_suites_it_names(self):
+        os.environ["MRKIT_KUNIT_FILTER"] = "mrkit_a"
+        try:
+            rc, out, _ = self.judge(["PASS"], suites=("mrkit_a",))
+        finally:
+            del os.environ["MRKIT_KUNIT_FILTER"]
+        self.assertEqual(rc, 0, out)
 
     def test_a_splat_in_the_kernel_log_fails(self):
         rc, out, _ = self.judge(["PASS"], log="x\nBUG: KASAN: use-after-free in f\nstack\n")
