@@ -3,42 +3,57 @@
 # mrkit developer entry points.  Kbuild reads ./Kbuild, not this file.
 #
 #   make          build mrkit.ko against Debian's linux-headers-amd64
-#   make check    every test: static checks, out-of-tree build, KUnit
-#                 (normal and sanitizer builds) on UML, the VM scenarios
-#   make demo     the kernel's ULPs (nvme-rdma, ...) converted to mrkit,
-#                 under fio verify and faults against the kernel's targets
-#                 in a VM running Debian's kernel
+#                 (builds only: installs nothing)
+#   make deps     install every Debian 12 package any target below needs
+#                 (apt; the only target that installs anything)
+#   make check    every test: static checks, the report parsers' unit
+#                 tests, the process-word check, the converted ULPs as
+#                 patch series under checkpatch, the out-of-tree build,
+#                 KUnit (sanitizer build) on UML, the VM scenarios
+#   make patches  the converted ULPs (nvme-rdma, ib_iser, rpcrdma) as git
+#                 format-patch series against linux-source-6.1, in
+#                 out/patches/ULP/
+#   make demo     the kernel's ULPs converted to mrkit, under fio verify
+#                 and faults against the kernel's targets in a VM running
+#                 Debian's kernel
 #   make bench    mrkit against the anchors' approaches (UML and the VM),
-#                 then the converted nvme-rdma against the stock one (A/B)
-#   make faults   two guests on a private wire (scripts/vm/pair.sh): the
-#                 converted ULPs and the stock ones under fio verify while
-#                 the wire drops, delays, reorders, duplicates and goes
-#                 down, the target dies and boots again, the controller
-#                 is deleted (scripts/faults.sh: rxe and siw, full)
+#                 then the converted ULPs against the stock ones (A/B)
+#   make faults   two guests on a private wire: the converted ULPs and
+#                 the stock ones under fio verify while the wire drops,
+#                 delays, reorders, duplicates and goes down, the target
+#                 dies and boots again, the controller is deleted
 #   make clean
+# A target whose packages are missing names them and says "run make deps".
+# Where the scripts are: scripts/README.
 
-KDIR ?= $(shell scripts/kdir.sh)
+KDIR ?= $(shell scripts/host/kdir.sh)
 
 all: modules
 
 modules:
-	@scripts/deps.sh build
+	@scripts/host/deps.sh need build
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_MRKIT=m modules
 
+deps:
+	@scripts/host/deps.sh install
+
 check:
-	@scripts/check.sh
+	@scripts/host/check.sh
+
+patches:
+	@scripts/host/patches.sh
 
 demo:
-	@scripts/demo.sh
+	@scripts/host/demo.sh
 
 bench:
-	@scripts/bench.sh
+	@scripts/host/bench.sh
 
 faults:
-	@scripts/faults.sh
+	@scripts/host/faults.sh
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -rf .check
+	rm -rf .check out
 
-.PHONY: all modules check demo bench faults clean
+.PHONY: all modules deps check patches demo bench faults clean

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by the guest /init of the ULP scenarios (scripts/host/vm-ulp.sh,
+# vm-pair.sh), after /base-lib.sh (busybox sh):
+#   ulp_fio_mount       Debian's fio from the host, read-only over 9p
+#   ulp_fio NAME ARG... run fio (JSON output); prints it between
+#                       MRKIT-FIO-BEGIN/END lines for mrkit_report.fio; sets
+#                       FIO_RC, FIO_VERR (verify failures reported) and
+#                       FIO_IOERR (I/O errors reported) from its stderr
+#   ulp_wait N CMD...   run CMD every 0.1 s until it succeeds, at most N
+#                       times; returns CMD's last status
+#   ulp_splats          kernel splats in dmesg so far
+#   ulp_log_intact      true while dmesg still starts at the boot banner
+#                       (counts taken from dmesg hold only while it does)
+#   ulp_mrkit_leaks     descriptors mrkit reported still in use when a
+#                       pool was destroyed, plus in_use and stale of the
+#                       pools alive now
+#   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
+#   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
+#                       N rounds of run_ab stock|mrkit ROUND S, interleaved
+#   ulp_ab_jobs D R S A...  one driver's A/B fio jobs (round 0: the data)
+#   run_ab D R S        one driver's A/B round (ab_up, the jobs, ab_down)
+#   ulp_run_mode V F DV DF FAULT...  the schedule of mrkit_mode
+#   ulp_unload_mrkit    rmmod mrkit, retried for up to 10 s
+#   ulp_finish NAME     unload mrkit, report splats, PASS, power off
+# Every function keeps its variables local: callers loop over their own.
+
+t=${mrkit_transport:-rxe}
+mode=${mrkit_mode:-check}
+
+# Console: only crit and above, so that fio's JSON stays in one piece.
+echo 3 > /proc/sys/kernel/printk
+
+ulp_fio_mount() {
+	local m
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe $m || fail "modprobe $m"
+	done
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro host /host ||
+		fail "9p mount of fio"
+	[ -x /host/root/usr/bin/fio ] || fail "no fio on the 9p share"
+}
+
+ulp_fio() {
+	local n=$1
+	shift
+	/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/root/usr/bin/fio \
+		--output-format=json --output=/tmp/fio-$n.json "$@" \
+		2>/tmp/fio-$n.err >/dev/null
+	FIO_RC=$?
+	FIO_VERR=$(grep -cE 'verify failed|verify: bad|bad magic|bad header' /tmp/fio-$n.err)
+	FIO_IOERR=$(grep -c 'io_u error' /tmp/fio-$n.err)
+	echo "MRKIT-FIO-BEGIN $n rc=$FIO_RC verify_errors=$FIO_VERR io_errors=$FIO_IOERR"
+	sed -n '/^{/,$p' /tmp/fio-$n.json
+	echo "MRKIT-FIO-END $n"
+	{ grep -E -A2 'verify failed|verify: bad|bad magic|bad header' /tmp/fio-$n.err |
+		head -n 6; grep 'io_u error' /tmp/fio-$n.err | head -n 2; } |
+		sed 's/^/MRKIT-VM   fio: /'
+
+	return 0
+}
+
+ulp_wait() {
+	local w=$1
+	shift
+	while ! "$@"; do
+		w=$((w - 1))
+		[ $w -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+ulp_splats() {
+	dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|list_(add|del) corruption|refcount_t:'
+}
+
+ulp_log_intact() { dmesg | head -n 1 | grep -q 'Linux version'; }
+
+ulp_mrkit_stat() {
+	cat /sys/kernel/debug/mrkit/*/stats 2>/dev/null |
+		awk -v f="$1:" '$1 == f { s += $2 } END { print s + 0 }'
+}
+
+ulp_mrkit_leaks() {
+	local d
+	d=$(dmesg | sed -n 's/.*destroyed with \([0-9]*\) descriptor.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	echo $((d + $(ulp_mrkit_stat in_use) + $(ulp_mrkit_stat stale)))
+}
+
+# ulp_ab_rounds SECS ROUNDS: the A/B schedule of "bench" mode: round 0
+# (stock) prepares the data, then ROUNDS rounds interleaved stock, mrkit;
+# the caller's run_ab DRIVER ROUND SECS runs one driver's jobs.
+ulp_ab_rounds() {
+	local r=0 d
+	run_ab stock 0
+	while [ $r -lt "$2" ]; do
+		r=$((r + 1))
+		for d in stock mrkit; do
+			run_ab $d $r "$1"
+		done
+	done
+}
+
+# ulp_ab_jobs DRIVER ROUND SECS FIO-ARGS...: one driver's A/B jobs; round
+# 0 writes the data once (1 MiB blocks), later rounds run sequential 1 MiB
+# write and read and 4 KiB random read for SECS each.  FIO-ARGS name the
+# target and the verification (e.g. --verify=crc32c --verify_interval=4k).
+ulp_ab_jobs() {
+	local d=$1 r=$2 s=$3
+	shift 3
+	if [ "$r" = 0 ]; then
+		ulp_fio "ab-$t-prefill" --name=prefill "$@" --rw=write --bs=1m \
+			--do_verify=0
+		return
+	fi
+	ulp_fio "ab-$t-seqwrite-$d-$r" --name=seqwrite "$@" --rw=write \
+		--bs=1m --do_verify=0 --time_based --runtime="$s"
+	ulp_fio "ab-$t-seqread-$d-$r" --name=seqread "$@" --rw=read --bs=1m \
+		--time_based --runtime="$s"
+	ulp_fio "ab-$t-randread4k-$d-$r" --name=randread4k "$@" \
+		--rw=randread --bs=4k --time_based --runtime="$s"
+}
+
+# run_ab DRIVER ROUND SECS: one driver's A/B round, the jobs of
+# ulp_ab_jobs on the caller's ab_args, between its ab_up DRIVER (load,
+# connect or mount) and ab_down DRIVER; a /init may define its own.
+run_ab() {
+	ab_up "$1"
+	# shellcheck disable=SC2046
+	ulp_ab_jobs "$1" "$2" "$3" $(ab_args)
+	ab_down "$1"
+}
+
+# ulp_run_mode VMIB FMIB DEMO_VMIB DEMO_FMIB FAULT...: the schedule of
+# mrkit_mode, with the caller's run_verify DRIVER MIB, run_fault DRIVER
+# FAULT MIB and run_ab: check, mrkit's verify run (VMIB) and the first
+# FAULT (FMIB); demo, mrkit's verify run (DEMO_VMIB) and every FAULT with
+# the stock driver and mrkit's (DEMO_FMIB); bench, ulp_ab_rounds.
+ulp_run_mode() {
+	local vm_=$1 fm_=$2 dv_=$3 df_=$4 f_ d_
+	shift 4
+	case $mode in
+	check)
+		run_verify mrkit "$vm_"
+		run_fault mrkit "$1" "$fm_"
+		;;
+	demo)
+		run_verify mrkit "$dv_"
+		for f_ in "$@"; do
+			for d_ in stock mrkit; do
+				run_fault $d_ "$f_" "$df_"
+			done
+		done
+		;;
+	bench)
+		ulp_ab_rounds "${mrkit_ab_secs:-5}" "${mrkit_ab_rounds:-4}"
+		;;
+	*)
+		fail "unknown mode $mode"
+		;;
+	esac
+}
+
+# ulp_unload_mrkit: rmmod mrkit, retried for up to 10 s (a ULP module's
+# reference can still be on its way out right after its own rmmod).
+ulp_rmmod_mrkit() {
+	rmmod mrkit 2> /tmp/rmmod.err
+	[ ! -e /sys/module/mrkit ]
+}
+
+ulp_unload_mrkit() {
+	ulp_wait 100 ulp_rmmod_mrkit && return 0
+	sed 's/^/MRKIT-VM   /' /tmp/rmmod.err
+	lsmod | sed 's/^/MRKIT-VM   /'
+	fail "rmmod mrkit"
+}
+
+# ulp_finish NAME: unload mrkit, show any splat since $s_start, print
+# "NAME end splats=N" and, with none, the PASS line; power off.
+ulp_finish() {
+	local sp
+	ulp_unload_mrkit
+	sp=$(($(ulp_splats) - s_start))
+	[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 |
+		sed 's/^/MRKIT-VM   /'
+	say "$(echo "$1" | tr a-z A-Z) end splats=$sp"
+	[ $sp = 0 ] && say "PASS $1 $mode over $t (verdict on the numbers: mrkit_report)"
+	poweroff -f
+}

@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: every mrkit test (after make deps on a fresh Debian 12).
+#  1. checks that every package it needs is installed (scripts/host/deps.sh)
+#  2. static checks, the report parsers' unit tests, the process-word
+#     check, the ULPs as patch series and the out-of-tree build
+#     (scripts/host/static.sh)
+#  3. KUnit under UML in a KASAN/lockdep/UBSAN build, with W=1 and sparse
+#     over mrkit and its tests (scripts/host/kunit.sh debug); failures, skips,
+#     missing suites and kernel splats all fail the run.  The same suites
+#     in the non-debug UML build run in make bench, which needs that build
+#     for its figures: a second UML kernel from scratch would take make
+#     check past its 30 minutes on a fresh 2-core machine.
+#  4. what the guests share, built once (scripts/host/vm-prep.sh); then two
+#     lanes of single-guest scenarios side by side:
+#     mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
+#     and the NVMe/RDMA demo over rxe and siw, without target-side
+#     invalidation, and with the target's port removed mid-I/O
+#     (scripts/host/vm-samples.sh), the two-CPU pool benchmark with a
+#     tiny count, and the two-CPU stress of the pool's races;
+#     nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit
+#     (built at build time from linux-source-6.1), each over rxe and siw
+#     against the kernel's target: a short fio verify and one fault
+#     (scripts/host/vm-ulp.sh ULP TRANSPORT check)
+#  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
+#     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
+#     faults runs the whole schedule, the stock driver and iSER and NFS too)
+# Every step prints its time; ends with one "N passed, N failed" line.
+set -uo pipefail
+
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$proj" || exit 1
+start=$(date +%s)
+"$proj/scripts/host/deps.sh" need check || exit 1
+rm -rf .check
+mkdir -p .check
+
+steps_ok=0
+steps_bad=0
+run() {
+	local name=$1 t0=$SECONDS
+	shift
+	echo "=== $name"
+	if "$@"; then
+		steps_ok=$((steps_ok + 1))
+		echo "=== $name: ok, $((SECONDS - t0)) s"
+	else
+		steps_bad=$((steps_bad + 1))
+		echo "=== $name: FAILED, $((SECONDS - t0)) s"
+	fi
+}
+# lrun ID NAME CMD...: a step in a lane (lanes run side by side): its
+# output into .check/lane-ID.out, printed in order when the lanes are done.
+lrun() {
+	local id=$1 name=$2 t0=$SECONDS
+	shift 2
+	{
+		echo "=== $name"
+		if "$@"; then
+			echo "=== $name: ok, $((SECONDS - t0)) s"
+		else
+			echo "=== $name: FAILED, $((SECONDS - t0)) s"
+		fi
+	} > ".check/lane-$id.out" 2>&1
+}
+
+run static scripts/host/static.sh
+run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
+run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" scripts/host/kunit.sh debug
+# What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
+# converted ULPs), built once, before guests boot side by side.
+run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" \
+	scripts/host/vm-prep.sh nvme iser nfs
+# Two lanes of single-guest scenarios, side by side (each guest is one TCG
+# thread; the machine has two cores).  Every VM scenario loads mrkit.ko,
+# checks that its exports are in the MRKIT namespace, and unloads it with
+# no splat.  The kernel's own initiators run on mrkit against the kernel's
+# targets, short: fio verify=crc32c and one fault under load each (make
+# demo runs them long).
+lane_a() {
+	lrun a1 "demo over rxe, then Reads without target-side invalidation" scripts/host/vm-samples.sh demo rxe plusnoinv
+	lrun a2 "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over siw" scripts/host/vm-samples.sh demo siw
+	lrun a3 "demo: target port removed with I/Os in flight (rxe)" scripts/host/vm-samples.sh demo rxe portdown
+	lrun a4 "demo: target port removed with I/Os in flight (siw)" scripts/host/vm-samples.sh demo siw portdown
+	# make bench's guest variants (W1, W3) with a tiny count, so they cannot rot.
+	lrun a5 "bench: W1 and W3 SMP variants, 2 vCPUs (tiny count)" env BENCH_SMP_ITERS=2000 scripts/host/vm-samples.sh bench
+	# The pool's races that need two CPUs, with SLUB poisoning on.
+	lrun a6 "stress: puts after destroy and growth on 2 vCPUs (slub_debug)" scripts/host/vm-samples.sh stress
+	lrun a7 "ulp: nfs on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh nfs rxe check
+	lrun a8 "ulp: nvme on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh nvme rxe check
+	lrun a9 "ulp: nvme on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nvme siw check
+}
+lane_b() {
+	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
+	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
+	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
+}
+t0=$SECONDS
+rm -f .check/lane-*.out
+lane_a &
+lane_b &
+wait
+for f in .check/lane-*.out; do
+	cat "$f"
+	if tail -n 1 "$f" | grep -q '^=== .*: ok, [0-9]* s$'; then
+		steps_ok=$((steps_ok + 1))
+	else
+		steps_bad=$((steps_bad + 1))
+	fi
+done
+echo "=== the two lanes of single-guest scenarios: $((SECONDS - t0)) s"
+# Two guests on a private wire, nvme-rdma on mrkit against
+# nvmet-rdma in the other guest, one short fault of each kind (loss,
+# the link down past the keep-alive, the target killed and booted again,
+# the controller deleted) under fio verify, over both providers; make
+# faults runs them all, with the stock driver too.
+for t in rxe siw; do
+	run "pair: nvme on mrkit over $t, two guests, one fault of each kind" \
+		scripts/host/vm-pair.sh nvme "$t" check
+done
+
+passed=0
+failed=0
+for c in .check/kunit-*.json.counts; do
+	[ -f "$c" ] || continue
+	read -r p f < "$c"
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "=== summary: $steps_ok of $((steps_ok + steps_bad)) steps ok, $(( $(date +%s) - start )) s"
+echo "$((passed + steps_ok)) passed, $((failed + steps_bad)) failed"
+[ "$steps_bad" -eq 0 ]

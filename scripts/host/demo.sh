@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make demo: the kernel's own NVMe/RDMA host driver (nvme-rdma of
+# linux-source-6.1) with its memory registration replaced by mrkit, built
+# at build time (scripts/host/splice.py), against the kernel's nvmet-rdma
+# target on a RAM-backed namespace, in a qemu guest running Debian's own
+# kernel, over rxe (RoCE) and siw (iWARP): fio verify=crc32c (256 MiB of
+# random writes, 512 B..1 MiB, then a read-back pass), the same with
+# Debian's stock nvme-rdma.ko, and faults under load for both drivers (the
+# target's port removed and re-added, the controller deleted).  Prints the
+# VERIFY / FAULT / LOC report (scripts/mrkit_report/nvme.py); exits 0 only if
+# every number says so.  (The scripted sample initiator, samples/
+# nvme_demo.c, still runs in make check: scripts/host/vm-samples.sh demo.)
+# Then NFS/RDMA: the kernel's NFS client (rpcrdma.ko with frwr_ops.c on
+# mrkit) mounting knfsd over RDMA in the guest, fio verify on files
+# (256 MiB, O_DIRECT and buffered), and faults under load with both the
+# stock and the mrkit module (nfsd restarted, umount right after I/O);
+# VERIFY / FAULT / LOC lines from scripts/mrkit_report/nfs.py.
+# Then iSER: the kernel's iSER initiator (ib_iser with its registration
+# code on mrkit) logged in by open-iscsi to LIO's ib_isert on a RAM LUN,
+# fio verify on the SCSI disk (256 MiB; 32 MiB with mrkit's rkey fence and
+# with the stock ib_iser.ko), logout+login and the portal removed under
+# load; VERIFY / FENCE / FAULT / LOC lines from scripts/mrkit_report/iser.py.
+set -uo pipefail
+
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+"$proj/scripts/host/deps.sh" need check || exit 1
+start=$(date +%s)
+rc=0
+for t in rxe siw; do
+	echo "=== nvme-rdma on mrkit vs nvmet-rdma over $t"
+	"$proj/scripts/host/vm-ulp.sh" nvme "$t" demo || rc=1
+done
+for t in rxe siw; do
+	echo "=== NFS/RDMA: the kernel's NFS client, frwr_ops.c on mrkit, vs knfsd over $t"
+	"$proj/scripts/host/vm-ulp.sh" nfs "$t" demo || rc=1
+done
+for t in rxe siw; do
+	echo "=== iSER: the kernel's iSER initiator, ib_iser on mrkit, vs LIO ib_isert over $t"
+	"$proj/scripts/host/vm-ulp.sh" iser "$t" demo || rc=1
+done
+echo "demo: $(( $(date +%s) - start )) s"
+[ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
+exit $rc

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run mrkit's KUnit suites under UML with the kernel's own kunit.py.
+#   kunit.sh normal|debug
+# MRKIT_KUNIT_FILTER (a kunit.py suite glob, default mrkit*) runs fewer
+# suites while iterating; the verdict then expects only those.
+# debug adds KASAN, PROVE_LOCKING, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, ...
+# Build directories live in the cache next to the tree and are reused, so
+# a rerun only rebuilds what changed.  The verdict (failures, skips,
+# missing suites, kernel splats) comes from scripts/mrkit_report/kunit.py.
+set -euo pipefail
+
+variant=${1:?normal or debug}
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${MRKIT_CACHE:-/var/cache/mrkit}
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+tree=$("$proj/scripts/host/prep-tree.sh")
+# shellcheck source=scripts/host/uml-lock.sh
+. "$proj/scripts/host/uml-lock.sh"
+uml_lock "$tree"
+out=$proj/.check
+
+cfg=(--kunitconfig="$proj/kunit/.kunitconfig")
+cfgfiles=("$proj/kunit/.kunitconfig")
+if [ "$variant" = debug ]; then
+	cfg+=(--kunitconfig="$proj/kunit/debug.config")
+	cfgfiles+=("$proj/kunit/debug.config")
+fi
+build=$(uml_build_dir "$variant" "${cfgfiles[@]}")
+mkdir -p "$build" "$out"
+
+log=$out/kunit-$variant.log
+json=$out/kunit-$variant.json
+rm -f "$json" "$build/test.log"
+rc=0
+(cd "$tree" && python3 tools/testing/kunit/kunit.py run "${cfg[@]}" \
+	--build_dir="$build" --jobs="$(nproc)" --timeout=900 \
+	--json="$json" --kernel_args=ib_core.force_mr=1 \
+	"${MRKIT_KUNIT_FILTER:-mrkit*}") > "$log" 2>&1 || rc=$?
+# The parsed per-suite results, as kunit.py printed them.
+sed -n '/=\+ mrkit/,$p' "$log" | grep -E '^\[|Elapsed|Ran ' | grep -v '^\[[0-9:]*\] *$' | tail -n 200 || true
+if [ ! -s "$json" ]; then
+	echo "kunit ($variant): kunit.py produced no results (exit $rc); see $log"
+	tail -n 40 "$log"
+	exit 1
+fi
+
+# W=1 and sparse over mrkit's own directory, tests included, in this tree.
+wlog=$out/w1-$variant.log
+(cd "$tree" && make ARCH=um O="$build" W=1 C=2 \
+	drivers/infiniband/ulp/mrkit/) > "$wlog" 2>&1 || { cat "$wlog"; exit 1; }
+if grep -E 'warning:|error:' "$wlog" | grep 'ulp/mrkit/'; then
+	echo "kunit ($variant): W=1/sparse warnings in the UML build"
+	exit 1
+fi
+
+# Summary lines tests print for the record (e.g. the fault matrix).
+grep -ho '# [a-z_]*: fault matrix: .*' "$build/test.log" | sed "s/^/kunit ($variant): /" || true
+
+exec env PYTHONPATH="$proj/scripts" python3 -m mrkit_report.kunit "$variant" "$json" \
+	"$build/test.log" "$proj"/kunit/*.c

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Write a converted ULP as a git format-patch series against linux-source-6.1.
+
+  patches.py --tree TREE --out DIR ulp/ULP
+
+The series is made at build time, never kept in git: the upstream files
+the ULP's splice files name are committed, as they are in TREE, to a
+temporary git repository as the base; then, patch by patch in the order
+of ulp/ULP/series, the splice directives of that patch and all before it
+are applied to the upstream files (splice.py's plan and render, the same
+code that builds the modules) and committed with the patch's message;
+git format-patch writes the commits after the base into DIR.  Every
+directive of the ULP's splice files belongs to exactly one patch, and the
+files after the last patch are compared byte for byte with what splice.py
+makes of all of them at once (the sources the modules are built from);
+then the series is applied with git am to a fresh copy of the base and the
+result compared again.  Any difference fails.
+
+ulp/ULP/series (our text, no kernel text): patches separated by a line
+"%%"; each is a "Subject: " line, a blank line, the body, and a line
+"Pieces:" followed by the directives the patch applies, one a line, as
+"FILE: DIRECTIVE" (FILE the upstream file's basename, DIRECTIVE the words
+of the splice directive, e.g. "rdma.c: replace nvme_rdma_unmap_data").
+Lines starting with # are comments.  The author and Signed-off-by are
+"mrkit developers <mrkit@localhost>"; the dates are fixed, so the same
+inputs give the same series.
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import splice
+
+IDENT = "mrkit developers <mrkit@localhost>"
+DATE = "2024-01-01T00:00:00+00:00"
+
+
+class SeriesError(Exception):
+    """A refusal: printed and the run fails."""
+
+
+def read_series(path):
+    """[(subject, body, [(file, directive)])] of ulp/ULP/series."""
+    with open(path, encoding="utf-8") as f:
+        text = "".join(line for line in f if not line.startswith("#"))
+    out = []
+    for n, block in enumerate(text.split("\n%%\n"), 1):
+        lines = block.strip("\n").split("\n")
+        if not lines[0].startswith("Subject: ") or len(lines) < 3 or lines[1]:
+            raise SeriesError(f"{path}: patch {n}: a Subject line, then a blank line")
+        if "Pieces:" not in lines:
+            raise SeriesError(f"{path}: patch {n}: no Pieces: line")
+        k = lines.index("Pieces:")
+        body = "\n".join(lines[2:k]).strip("\n")
+        pieces = []
+        for p in lines[k + 1:]:
+            if not p.strip():
+                continue
+            f, sep, d = p.strip().partition(": ")
+            if not sep:
+                raise SeriesError(f"{path}: patch {n}: piece {p.strip()!r} is not FILE: DIRECTIVE")
+            pieces.append((f, " ".join(d.split())))
+        out.append((lines[0][len("Subject: "):], body, pieces))
+    return out
+
+
+def git(repo, *args, **kw):
+    env = dict(os.environ, GIT_AUTHOR_NAME="mrkit developers", GIT_AUTHOR_EMAIL="mrkit@localhost",
+               GIT_COMMITTER_NAME="mrkit developers", GIT_COMMITTER_EMAIL="mrkit@localhost",
+               GIT_AUTHOR_DATE=DATE, GIT_COMMITTER_DATE=DATE, GIT_CONFIG_NOSYSTEM="1",
+               HOME=repo)
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, env=env,
+                          capture_output=True, text=True, **kw).stdout
+
+
+def state(tree, targets, whole, chosen):
+    """{path in tree: text} with the directives in chosen applied."""
+    files = {}
+    for up, items in targets.items():
+        with open(up, encoding="utf-8") as f:
+            src = splice.Source(up, f.read())
+        mine = [it for it in items if it[2] in chosen]
+        files[os.path.relpath(up, tree)] = \
+            splice.render(src, splice.plan(src, mine))[0] if mine else src.text
+    for up, (body, where) in whole.items():
+        with open(up, encoding="utf-8") as f:
+            files[os.path.relpath(up, tree)] = body if where in chosen else f.read()
+    return files
+
+
+def write(repo, files):
+    for rel, text in files.items():
+        p = os.path.join(repo, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def compare(repo, files, what):
+    for rel, text in files.items():
+        with open(os.path.join(repo, rel), encoding="utf-8") as f:
+            if f.read() != text:
+                raise SeriesError(f"{rel}: {what} differs from splice.py's output")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("ulpdir")
+    a = ap.parse_args()
+    name = os.path.basename(os.path.normpath(a.ulpdir))
+    tmp = tempfile.mkdtemp(prefix=f"mrkit-patches-{name}.")
+    try:
+        targets, whole = splice.collect(sorted(glob.glob(os.path.join(a.ulpdir, "*.splice"))),
+                                        a.tree)
+        series = read_series(os.path.join(a.ulpdir, "series"))
+        # Each directive by its "FILE: DIRECTIVE" key.
+        key = {}
+        for up, items in targets.items():
+            for words, _, where in items:
+                key[(os.path.basename(up), " ".join(words))] = where
+        for up, (_, where) in whole.items():
+            key[(os.path.basename(up), "whole-file " + os.path.relpath(up, a.tree))] = where
+        seen = {}
+        for n, (subject, _, pieces) in enumerate(series, 1):
+            for p in pieces:
+                if p not in key:
+                    raise SeriesError(f"patch {n} ({subject}): no directive {p[0]}: {p[1]}")
+                if p in seen:
+                    raise SeriesError(f"{p[0]}: {p[1]}: in patches {seen[p]} and {n}")
+                seen[p] = n
+        left = sorted(set(key) - set(seen))
+        if left:
+            raise SeriesError("directives in no patch: " +
+                              "; ".join(f"{f}: {d}" for f, d in left))
+
+        repo = os.path.join(tmp, "work")
+        os.makedirs(repo)
+        git(repo, "init", "-q")
+        write(repo, state(a.tree, targets, whole, set()))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"{name}: upstream files of linux-source-6.1")
+        base = git(repo, "rev-parse", "HEAD").strip()
+        chosen = set()
+        for subject, body, pieces in series:
+            chosen |= {key[p] for p in pieces}
+            write(repo, state(a.tree, targets, whole, chosen))
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "-F", "-",
+                input=f"{subject}\n\n{body}\n\nSigned-off-by: {IDENT}\n")
+        final = state(a.tree, targets, whole, chosen)
+        compare(repo, final, "the last patch's file")
+
+        shutil.rmtree(a.out, ignore_errors=True)
+        os.makedirs(a.out)
+        out = git(repo, "format-patch", "-q", "--no-signature", "--zero-commit",
+                  "-o", os.path.abspath(a.out), f"{base}..HEAD")
+        del out
+        # The series applies to the upstream files and gives the same sources.
+        check = os.path.join(tmp, "am")
+        git(repo, "worktree", "add", "-q", "--detach", check, base)
+        patches = sorted(glob.glob(os.path.join(os.path.abspath(a.out), "*.patch")))
+        git(check, "am", "-q", *patches)
+        compare(check, final, "the series applied with git am")
+        for p in patches:
+            print(f"patches: {p}")
+        print(f"patches: {name}: {len(patches)} patches; applied to linux-source-6.1's files "
+              f"they give splice.py's output byte for byte ({len(final)} "
+              f"file{'s' if len(final) > 1 else ''})")
+    except (SeriesError, splice.SpliceError, OSError) as e:
+        print(f"patches: {name}: FAILED: {e}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as e:
+        print(f"patches: {name}: FAILED: {' '.join(e.cmd)}: {e.stderr}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash disable=SC2034,SC2154
+#
+# The iSER hook of scripts/host/vm-ulp.sh and vm-pair.sh (see vm-ulp.sh):
+# builds ib_iser.ko from Debian's linux-source-6.1
+# (drivers/infiniband/ulp/iser/) with its registration code replaced by
+# mrkit (ulp/iser/*.splice, applied by scripts/host/splice.py), and puts
+# open-iscsi (iscsid, iscsiadm, from Debian's package, unpacked, not
+# installed) with its library closure into the initramfs.  The guest side
+# is scripts/guest/init-ulp-iser.sh; the report is
+# scripts/mrkit_report/iser.py.
+
+# Stock modules: the target (LIO + ib_isert, rd_mcp is built into
+# target_core_mod), the stock initiator for the A/B, the SCSI disk.
+ULP_MODS="target_core_mod iscsi_target_mod ib_isert ib_iser libiscsi
+	scsi_transport_iscsi sd_mod"
+ULP_MEM=1536
+# check: about 2 min per boot; demo and bench run longer under TCG.
+ULP_TIMEOUT=${ISER_TIMEOUT:-900}
+# Sizes in MiB: the verify run per driver, the fault regions, and the A/B
+# jobs (seconds); small for make check.
+case $mode in
+check) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=0 iser_faults=${ISER_FAULTS:-portal} iser_drv=${ISER_DRV:-mrkit}" ;;
+demo) ULP_CMDLINE="iser_verify=256 iser_verify_other=32 iser_fault=16 iser_ab_secs=0 iser_faults=portal,logout iser_drv=${ISER_DRV:-mrkit}" ;;
+bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-8} iser_faults=" ;;
+*) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=4 iser_faults=logout,portal" ;;
+esac
+
+ulp_build() {
+	local dir=$1 up=$tree/drivers/infiniband/ulp/iser
+	cp "$up"/*.[ch] "$dir/"
+	# The converted files overwrite their copies; the splice tool prints
+	# each change and proves the rest identical (the build log keeps it).
+	python3 "$splice" --tree "$tree" --outdir "$dir" --loc \
+		"$proj"/ulp/iser/*.splice || return 1
+	cat >"$dir/Kbuild" <<-EOF
+		obj-m := ib_iser.o
+		ib_iser-y := iser_verbs.o iser_initiator.o iser_memory.o iscsi_iser.o
+		ccflags-y += -I$(dirname "$symvers")/include
+	EOF
+	nice -n 10 make -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$symvers" \
+		modules || return 1
+	[ -f "$dir/ib_iser.ko" ]
+}
+
+# open-iscsi (iscsid, iscsiadm) with its library closure, unpacked from
+# Debian's packages (scripts/host/vm-lib.sh's vm_debs), into the initramfs
+# (/usr/bin).
+ulp_root() {
+	local d
+	d=$(vm_debs open-iscsi sbin/iscsid sbin/iscsiadm) || return 1
+	vm_add_debs "$1" "$d"
+}
+vm_root_hook ulp_root
+
+# VERIFY / FAULT / AB / LOC lines from the console log and the build log.
+ulp_report() {
+	vm_report iser --transport "$transport" --build-log "$out/ulp-$ulp-build.log" "$1"
+}

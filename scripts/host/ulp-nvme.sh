@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# The nvme-rdma hook of scripts/host/vm-ulp.sh and vm-pair.sh: builds the
+# kernel's NVMe/RDMA host driver (drivers/nvme/host/rdma.c of
+# linux-source-6.1) with its memory registration replaced by mrkit (our
+# code: ulp/nvme/rdma.c.splice, applied by scripts/host/splice.py),
+# against Debian's headers, linked to the stock nvme-core and nvme-fabrics
+# and to mrkit.  The guest side is scripts/guest/init-ulp-nvme.sh; the
+# report is scripts/mrkit_report/nvme.py.
+
+ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
+ULP_MEM=1536
+ULP_TIMEOUT=900
+ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-5} mrkit_ab_rounds=${NVME_AB_ROUNDS:-4}"
+
+ulp_build() {
+	local d=$1 s=$1/src
+	mkdir -p "$s"
+	cp "$tree"/drivers/nvme/host/{nvme.h,fabrics.h} "$s/"
+	python3 "$splice" --loc --tree "$tree" --outdir "$s" \
+		"$proj"/ulp/nvme/*.splice
+	printf 'obj-m := nvme-rdma.o\nnvme-rdma-y := rdma.o\nccflags-y += -I%s\n' \
+		"$(dirname "$symvers")/include" > "$s/Kbuild"
+	nice -n 10 make -C "$kdir" M="$s" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 modules
+	cp "$s/nvme-rdma.ko" "$d/"
+}
+
+ulp_report() {
+	vm_report nvme "$1" "$out/ulp-nvme-build.log" "$mode"
+}

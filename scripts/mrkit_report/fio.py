@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Read the fio runs a ULP guest printed (scripts/guest/ulp-lib.sh ulp_fio).
+
+Each run is a "MRKIT-FIO-BEGIN NAME k=v..." line, fio's JSON output, and a
+"MRKIT-FIO-END NAME" line in the console log.  As a module: runs(log)
+returns {name: summary}; run as "python3 -m mrkit_report.fio LOG" it prints one
+"FIO NAME key=value..." line per run.  A summary sums over fio's jobs:
+read_bytes write_bytes read_ios write_ios (completed I/Os), read_bw and
+write_bw (KiB/s), read_iops write_iops, job_errors (jobs that ended with an
+error), total_err (errors fio counted and continued past), and the
+guest's own counts from fio's stderr (rc, verify_errors, io_errors).
+Shared by the ULP reports as well: ab_metric(run, name) (MiB/s for
+seqread/seqwrite, IOPS for randread4k), spread(values) ((max-min)/mean,
+%), splice_loc(build_log) (summed SPLICE-LOC upstream and ours).
+"""
+import json
+import re
+import sys
+
+TS = re.compile(r"^\[\s*\d+\.\d+\]")
+
+
+def summarize(doc, meta):
+    s = dict(meta)
+    for d in ("read", "write"):
+        s[d + "_bytes"] = sum(j[d]["io_bytes"] for j in doc["jobs"])
+        s[d + "_ios"] = sum(j[d]["total_ios"] for j in doc["jobs"])
+        s[d + "_bw"] = sum(j[d]["bw"] for j in doc["jobs"])
+        s[d + "_iops"] = round(sum(j[d]["iops"] for j in doc["jobs"]), 1)
+    s["job_errors"] = sum(1 for j in doc["jobs"] if j.get("error"))
+    s["total_err"] = sum(j.get("total_err", 0) for j in doc["jobs"])
+    return s
+
+
+def read(path):
+    """A log's text (undecodable bytes replaced)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def runs(path):
+    out, cur, buf, meta = {}, None, [], {}
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\r\n")
+            m = re.search(r"MRKIT-FIO-BEGIN (\S+)(.*)", line)
+            if m:
+                cur, buf = m.group(1), []
+                meta = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+                meta = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in meta.items()}
+                continue
+            if cur and re.search(r"MRKIT-FIO-END " + re.escape(cur) + r"\b", line):
+                # A name run again (a step repeated) keeps each run:
+                # NAME, NAME#2, NAME#3, ...
+                key, n = cur, 2
+                while key in out:
+                    key, n = f"{cur}#{n}", n + 1
+                try:
+                    out[key] = summarize(json.loads("\n".join(buf)), meta)
+                except (ValueError, KeyError) as e:
+                    out[key] = dict(meta, parse_error=str(e))
+                cur = None
+                continue
+            if cur and not TS.match(line):
+                buf.append(line)
+    return out
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    for name, s in runs(argv[0]).items():
+        print("FIO " + name + " " + " ".join(f"{k}={v}" for k, v in s.items()))
+
+
+def ab_metric(run, name):
+    """An A/B job's figure: IOPS for randread4k, else MiB/s."""
+    if name == "randread4k":
+        return run["read_iops"]
+    return run["read_bw" if name == "seqread" else "write_bw"] / 1024.0
+
+
+def spread(vals):
+    """(max - min) / mean of one driver's rounds, in percent."""
+    mean = sum(vals) / len(vals) if vals else 0
+    return 100.0 * (max(vals) - min(vals)) / mean if mean else 0.0
+
+
+def splice_loc(build_log):
+    """(upstream, ours) code lines from splice.py's SPLICE-LOC lines."""
+    up = ours = 0
+    with open(build_log, errors="replace") as f:
+        for line in f:
+            m = re.match(r"SPLICE-LOC (\S+) upstream=(\d+) ours=(\d+)", line)
+            if m:
+                up += int(m.group(2))
+                ours += int(m.group(3))
+    return up, ours
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn one iSER guest run (scripts/guest/init-ulp-iser.sh) into report lines.
+
+  python3 -m mrkit_report.iser --transport T [--build-log LOG] CONSOLE_LOG
+
+Reads the console log (fio runs through mrkit_report.fio, the guest's
+"MRKIT-VM ISER ..." lines) and the build log (the splice tool's
+SPLICE-LOC lines) and prints, from measured values only:
+
+  VERIFY iser T stock|mrkit bytes=N errors=N     bytes written and verified
+  FENCE iser T verify bytes=N errors=N           the same with mrkit_fence=1
+  FAULT iser T logout|portal stock|mrkit ios=N failed=N reconnects=N
+        leaks=N verify_errors=N splats=N
+  AB iser T seqread|seqwrite|randread4k stock=x mrkit=y ratio=y/x spread=pct
+  FENCE iser T seqread|... lazy=x fence=y ratio=y/x spread=pct
+  LOC iser stock=N mrkit=N                       registration code lines
+
+Throughput is MiB/s, random reads IOPS; spread is the largest
+(max - min) / mean over a driver's rounds, in percent.  Exits 1 when a
+verify or fault run shows a verify error, a leak or a splat, or when a
+run the guest announced is missing.
+"""
+import argparse
+import os
+import re
+import sys
+
+from mrkit_report import fio as fio_report
+
+
+def guest_lines(log):
+    out = []
+    with open(log, errors="replace") as f:
+        for raw in f:
+            m = re.search(r"MRKIT-VM (ISER .*)", raw)
+            if m:
+                out.append(m.group(1).strip())
+    return out
+
+
+def kv(words):
+    return dict(w.split("=", 1) for w in words if "=" in w)
+
+
+def verify_errors(run):
+    """Verify failures of one fio run (fio's own count, or a failed job)."""
+    return run.get("verify_errors", 0)
+
+
+def ok_verify(runs, name):
+    """(bytes written and verified, errors) of a verify run and its read-back."""
+    w, rb = runs.get(name), runs.get(name.replace("verify-", "readback-", 1))
+    if not w or not rb or "parse_error" in w or "parse_error" in rb:
+        return None
+    errs = (verify_errors(w) + verify_errors(rb) + w.get("io_errors", 0) +
+            rb.get("io_errors", 0) + w["job_errors"] + rb["job_errors"])
+    # Written by the first pass, read back and checked by both.
+    done = min(w["write_bytes"], w["read_bytes"], rb["read_bytes"])
+    return done, errs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="mrkit_report.iser")
+    ap.add_argument("--transport", required=True)
+    ap.add_argument("--build-log")
+    ap.add_argument("log")
+    a = ap.parse_args(argv)
+    t = a.transport
+    runs = fio_report.runs(a.log)
+    bad = []
+
+    for line in guest_lines(a.log):
+        w = line.split()
+        if w[1] == "verify" and len(w) >= 4:
+            drv = w[3]
+            got = ok_verify(runs, f"verify-{t}-{drv}")
+            leaks = int(kv(w[4:]).get("leaks", "0"))
+            if got is None:
+                bad.append(f"verify run {drv} missing")
+                continue
+            done, errs = got
+            if drv == "fence":
+                print(f"FENCE iser {t} verify bytes={done} errors={errs}")
+            else:
+                print(f"VERIFY iser {t} {drv} bytes={done} errors={errs}")
+            if errs or leaks or done == 0:
+                bad.append(f"verify {drv}: errors={errs} leaks={leaks} bytes={done}")
+        elif w[1] == "fault" and len(w) >= 5:
+            fault, drv, g = w[3], w[4], kv(w[5:])
+            base = f"fault-{t}-{fault}-{drv}"
+            parts = [runs.get(base + s) for s in ("-pre", "", "-after", "-after-b")]
+            if parts[0] is None or parts[1] is None or parts[2] is None:
+                bad.append(f"fault {fault} {drv}: fio runs missing")
+                continue
+            load = parts[1]
+            ios = load["read_ios"] + load["write_ios"]
+            failed = max(load["total_err"], load.get("io_errors", 0))
+            verr = sum(verify_errors(p) for p in parts if p)
+            # Runs after the fault must pass completely.
+            verr += sum(p["job_errors"] + p.get("io_errors", 0) for p in parts[2:] if p)
+            print(f"FAULT iser {t} {fault} {drv} ios={ios} failed={failed} "
+                  f"reconnects={g.get('reconnects', '?')} leaks={g.get('leaks', '?')} "
+                  f"verify_errors={verr} splats={g.get('splats', '?')}")
+            if verr or g.get("leaks") != "0" or g.get("splats") != "0" or \
+               g.get("reconnects", "0") == "0":
+                bad.append(f"fault {fault} {drv}")
+        elif w[1] == "stats":
+            print("STATS iser " + " ".join(w[2:]))
+        elif w[1] == "end":
+            if kv(w[2:]).get("splats") != "0":
+                bad.append("splats at the end")
+
+    # A/B rounds: ab-T-METRIC-DRIVER-ROUND
+    ab = {}
+    for name, r in runs.items():
+        m = re.match(r"ab-%s-(\w+)-(stock|mrkit|fence)-(\d+)$" % re.escape(t), name)
+        if m and "parse_error" not in r:
+            ab.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(fio_report.ab_metric(r, m.group(1)))
+    for mname in ("seqread", "seqwrite", "randread4k"):
+        d = ab.get(mname)
+        if not d:
+            continue
+        fmt = "%.0f" if mname == "randread4k" else "%.1f"
+        for base, other, tag in (("stock", "mrkit", "AB"), ("mrkit", "fence", "FENCE")):
+            if base not in d or other not in d:
+                continue
+            x = sum(d[base]) / len(d[base])
+            y = sum(d[other]) / len(d[other])
+            sp = max(fio_report.spread(d[base]), fio_report.spread(d[other]))
+            left = "stock" if tag == "AB" else "lazy"
+            right = "mrkit" if tag == "AB" else "fence"
+            print(f"{tag} iser {t} {mname} {left}={fmt % x} {right}={fmt % y} "
+                  f"ratio={y / x if x else 0:.3f} spread={sp:.1f}")
+
+    if a.build_log and os.path.exists(a.build_log):
+        up, ours = fio_report.splice_loc(a.build_log)
+        if up:
+            print(f"LOC iser stock={up} mrkit={ours}")
+    for b in bad:
+        print(f"iser-report: FAIL {b}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The nvme-rdma report: VERIFY / FAULT / AB / LOC lines, from measured values.
+
+  python3 -m mrkit_report.nvme CONSOLE_LOG BUILD_LOG MODE
+
+CONSOLE_LOG is the guest console of scripts/guest/init-ulp-nvme.sh: fio's JSON
+for every run (read with mrkit_report.fio) and the guest's "NVME ..." lines
+(reconnects counted in dmesg, leaks from mrkit's debugfs and pool
+teardown messages plus MRs left on the device, splats in dmesg).
+BUILD_LOG holds splice.py's "SPLICE-LOC" line: code lines (neither blank
+nor comment-only) of the upstream regions the conversion replaced or
+deleted, and of ours that replaced them.  Exits 1 when a number says the
+run failed: a verify error, too few bytes verified, a leak, a splat, an
+expected run missing, or a port fault without a reconnect.
+"""
+import re
+import sys
+
+from mrkit_report import fio as fio_report
+
+MIN_BYTES = {"check": 16 << 20, "demo": 256 << 20}
+METRICS = (("seqread", "read_bw", 1 / 1024, "MiB/s"),
+           ("seqwrite", "write_bw", 1 / 1024, "MiB/s"),
+           ("randread4k", "read_iops", 1, "IOPS"))
+
+
+def median(v):
+    """The median of a driver's runs (robust to one disturbed run)."""
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def errors_of(r):
+    """Errors fio reported for one run: verify failures, I/O errors, exits."""
+    return (r.get("verify_errors", 0) + r.get("total_err", 0) + r.get("job_errors", 0)
+            + (1 if r.get("rc", 0) else 0) + (1 if "parse_error" in r else 0))
+
+
+def main(argv=None):
+    log, build, mode = (sys.argv[1:] if argv is None else argv)[:3]
+    runs = fio_report.runs(log)
+    bad = []
+    text = fio_report.read(log)
+    faults = re.findall(r"NVME fault (\S+) (\S+) (\S+) reconnects=(\d+) leaks=(-?\d+) splats=(\d+)", text)
+    transports = sorted({k.split("-")[1] for k in runs if k.count("-") >= 2})
+
+    for t in transports:
+        for drv in ("stock", "mrkit"):
+            v, rb = runs.get(f"verify-{t}-{drv}"), runs.get(f"readback-{t}-{drv}")
+            if v is None:
+                continue
+            if rb is None:
+                bad.append(f"no read-back pass for {t} {drv}")
+                rb = {"read_bytes": 0}
+            verified = min(v["write_bytes"], v["read_bytes"])
+            errs = errors_of(v) + errors_of(rb)
+            if rb["read_bytes"] < v["write_bytes"]:
+                errs += 1
+            print(f"VERIFY nvme {t} {drv} bytes={verified} errors={errs}")
+            print(f"  (fio verify=crc32c: {v['write_bytes']} bytes written, {v['read_bytes']} read back "
+                  f"and checked in the run, {rb['read_bytes']} in the separate read-back pass)")
+            if errs or verified < MIN_BYTES.get(mode, 1):
+                bad.append(f"VERIFY {t} {drv}")
+
+    for t, fault, drv, rec, leaks, splats in faults:
+        f = runs.get(f"fault-{t}-{fault}-{drv}", {"parse_error": "missing"})
+        rb = runs.get(f"fault-{t}-{fault}-{drv}-readback", {})
+        ios = f.get("read_ios", 0) + f.get("write_ios", 0) + rb.get("read_ios", 0)
+        verr = f.get("verify_errors", 0) + rb.get("verify_errors", 0)
+        # I/Os fio saw fail (each reported on its stderr): allowed, unlike
+        # a verify error.
+        failed = f.get("io_errors", 0) + rb.get("io_errors", 0)
+        print(f"FAULT nvme {t} {fault} {drv} ios={ios} failed={failed} reconnects={rec} "
+              f"leaks={leaks} verify_errors={verr} splats={splats}")
+        if verr or int(leaks) or int(splats) or "parse_error" in f or ios == 0:
+            bad.append(f"FAULT {t} {fault} {drv}")
+        if fault == "portcycle" and int(rec) == 0:
+            bad.append(f"FAULT {t} portcycle {drv}: no reconnect")
+
+    for t in transports:
+        for name, key, scale, unit in METRICS:
+            vals = {}
+            for drv in ("stock", "mrkit"):
+                vals[drv] = [r[key] * scale for k, r in runs.items()
+                             if re.fullmatch(f"ab-{t}-{name}-{drv}-\\d+", k) and not errors_of(r)]
+            if not vals["stock"] and not vals["mrkit"]:
+                continue
+            if not vals["stock"] or not vals["mrkit"]:
+                bad.append(f"AB {t} {name}: a run failed")
+                continue
+            s, m = median(vals["stock"]), median(vals["mrkit"])
+            spread = max((max(v) - min(v)) / (sum(v) / len(v)) * 100 for v in vals.values())
+            print(f"AB nvme {t} {name} stock={s:.1f} mrkit={m:.1f} ratio={m / s:.3f} spread={spread:.1f}"
+                  f"   ({unit}; runs stock {', '.join(f'{x:.1f}' for x in vals['stock'])},"
+                  f" mrkit {', '.join(f'{x:.1f}' for x in vals['mrkit'])}; goal ratio >= 1.0:"
+                  f" {'met' if m >= s else 'not met'})")
+
+    loc = re.search(r"SPLICE-LOC rdma.c upstream=(\d+) ours=(\d+)", fio_report.read(build))
+    if loc:
+        print(f"LOC nvme stock={loc.group(1)} mrkit={loc.group(2)}")
+    else:
+        bad.append("no SPLICE-LOC line in the build log")
+
+    for name, r in runs.items():
+        if r.get("verify_errors", 0) or "parse_error" in r:
+            bad.append(f"fio run {name}: {r.get('verify_errors', 0)} verify errors"
+                       f"{' (unreadable output)' if 'parse_error' in r else ''}")
+    if not re.search(r"NVME end splats=0", text):
+        bad.append("splats in dmesg (or the guest did not finish)")
+    if mode in ("check", "demo") and not any(k.startswith("verify-") for k in runs):
+        bad.append("no verify run")
+    if mode in ("check", "demo") and not faults:
+        bad.append("no fault run")
+    if mode == "bench" and not any(k.startswith("ab-") for k in runs):
+        bad.append("no A/B run")
+    for b in bad:
+        print(f"nvme-report: FAILED: {b}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

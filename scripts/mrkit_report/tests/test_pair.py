@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""mrkit_report.pair: the two-guest fault report's rules on made-up logs."""
+from mrkit_report import pair
+from mrkit_report.tests.util import LogTest, fio_run
+
+FACTS = ("leaks=0 splats=0 tsplats=0 stale=5 replaced=5 reused=0 overrun=0 "
+         "verify_inside=0")
+END = "MRKIT-VM PASS pair full\nMRKIT-VM PAIR target ok end_splats=0 unload=ok\n"
+
+
+class PairTest(LogTest):
+    def setUp(self):
+        super().setUp()
+        self.target = self.write("target.log", "")
+
+    def report(self, steps, text, ulp="nfs"):
+        log = self.write("all.log", text)
+        return self.run_main(pair, [ulp, "rxe", steps, log, self.target])
+
+    def test_a_crashed_step_is_a_failed_row_without_fault2(self):
+        rc, out = self.report("stock:linkdown,mrkit:linkdown",
+                              "MRKIT-HOST crashed linkdown stock 3\n"
+                              "MRKIT-HOST crashed linkdown mrkit 4\n", ulp="iser")
+        self.assertEqual(rc, 1)
+        self.assertNotIn("FAULT2", out)
+        self.assertEqual(out.count("the initiator crashed ("), 4)
+
+    def repeated(self, tsplats="0"):
+        text = ""
+        for n, (w, r, rec) in enumerate(((10, 7, 3), (20, 9, 4))):
+            facts = FACTS if n else FACTS.replace("tsplats=0", f"tsplats={tsplats}")
+            text += (fio_run("pair-rxe-delay-mrkit", write_ios=w)
+                     + fio_run("pair-rxe-delay-mrkit-readback", read_ios=r)
+                     + f"MRKIT-VM PAIR fault rxe delay mrkit reconnects={rec} {facts}\n")
+        return self.report("mrkit:delay,mrkit:delay", text + END)
+
+    def test_a_repeated_step_is_a_row_per_run(self):
+        rc, out = self.repeated()
+        self.assertEqual(rc, 0, out)
+        rows = [line.split()[5:7] for line in out.splitlines() if line.startswith("FAULT2")]
+        self.assertEqual(rows, [["ios=17", "failed=0"], ["ios=29", "failed=0"]])
+        self.assertEqual([w for w in out.split() if w.startswith("reconnects=")],
+                         ["reconnects=3", "reconnects=4"])
+
+    def test_a_splat_says_whose_console_it_was_on(self):
+        rc, out = self.repeated(tsplats="1")
+        self.assertEqual(rc, 1)
+        self.assertIn("pair-report: FAILED: delay mrkit: 1 splats on the target", out)
+
+    def test_no_reconnect_after_linkdown_fails(self):
+        text = (fio_run("pair-rxe-linkdown-mrkit", write_ios=5)
+                + fio_run("pair-rxe-linkdown-mrkit-readback", read_ios=5)
+                + f"MRKIT-VM PAIR fault rxe linkdown mrkit reconnects=0 {FACTS}\n" + END)
+        rc, out = self.report("mrkit:linkdown", text)
+        self.assertEqual(rc, 1)
+        self.assertIn("linkdown mrkit: no reconnect", out)
+
+    def test_verify_errors_at_failed_writes_and_eof_do_not_count(self):
+        facts = FACTS.replace("verify_inside=0", "verify_inside=1")
+        text = (fio_run("pair-rxe-loss5-mrkit", write_ios=5, verify_errors=2)
+                + fio_run("pair-rxe-loss5-mrkit-readback", read_ios=5, verify_errors=2)
+                + f"MRKIT-VM PAIR fault rxe loss5 mrkit reconnects=1 {facts} "
+                  "verify_at_failed_writes=2 verify_at_eof=1\n" + END)
+        rc, out = self.report("mrkit:loss5", text)
+        self.assertEqual(rc, 1)
+        self.assertIn("verify_errors=1 ", out)

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""mrkit_report.nvme, .iser and .nfs: a single-guest run's verdict."""
+from mrkit_report import iser, nfs, nvme
+from mrkit_report.tests.util import LogTest, fio_run
+
+MIB = 1 << 20
+
+
+class NvmeTest(LogTest):
+    def log(self, verify_errors=0, leaks=0, rec=1):
+        return self.write("c.log", (
+            fio_run("verify-rxe-mrkit", write_ios=9, read_ios=9, write_bytes=16 * MIB,
+                    read_bytes=16 * MIB, verify_errors=verify_errors)
+            + fio_run("readback-rxe-mrkit", read_ios=9, read_bytes=16 * MIB)
+            + fio_run("fault-rxe-portcycle-mrkit", write_ios=5)
+            + fio_run("fault-rxe-portcycle-mrkit-readback", read_ios=5)
+            + f"MRKIT-VM NVME fault rxe portcycle mrkit reconnects={rec} leaks={leaks} splats=0\n"
+            + "MRKIT-VM NVME end splats=0\n"))
+
+    def judge(self, log):
+        build = self.write("b.log", "SPLICE-LOC rdma.c upstream=300 ours=350\n")
+        return self.run_main(nvme, [log, build, "check"])
+
+    def test_a_clean_run_passes(self):
+        rc, out = self.judge(self.log())
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"VERIFY nvme rxe mrkit bytes={16 * MIB} errors=0", out)
+        self.assertIn("LOC nvme stock=300 mrkit=350", out)
+
+    def test_a_verify_error_fails(self):
+        rc, out = self.judge(self.log(verify_errors=1))
+        self.assertEqual(rc, 1)
+        self.assertIn("nvme-report: FAILED: VERIFY rxe mrkit", out)
+
+    def test_a_leak_or_a_port_fault_without_reconnect_fails(self):
+        self.assertEqual(self.judge(self.log(leaks=1))[0], 1)
+        rc, out = self.judge(self.log(rec=0))
+        self.assertEqual(rc, 1)
+        self.assertIn("portcycle mrkit: no reconnect", out)
+
+
+class IserTest(LogTest):
+    def judge(self, leaks=0):
+        log = self.write("c.log", (
+            fio_run("verify-siw-mrkit", write_ios=3, read_ios=3)
+            + fio_run("readback-siw-mrkit", read_ios=3)
+            + f"MRKIT-VM ISER verify siw mrkit leaks={leaks}\n"
+            + "MRKIT-VM ISER end splats=0\n"))
+        return self.run_main(iser, ["--transport", "siw", log])
+
+    def test_verify_line_and_leak(self):
+        rc, out = self.judge()
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"VERIFY iser siw mrkit bytes={MIB} errors=0", out)
+        self.assertEqual(self.judge(leaks=2)[0], 1)
+
+
+class NfsTest(LogTest):
+    def judge(self, readback_bytes, expect_v3=""):
+        log = self.write("c.log", (
+            fio_run("verify-rxe-direct-mrkit", write_ios=2, read_ios=2)
+            + fio_run("verify-rxe-buffered-mrkit", write_ios=2, read_ios=2)
+            + fio_run("readback-rxe-buffered-mrkit", read_ios=2, read_bytes=readback_bytes)
+            + "MRKIT-VM NFS inv rxe mrkit remote=5 local=2 stale=0\n"))
+        build = self.write("b.log", "SPLICE-LOC frwr_ops.c upstream=400 ours=500\n")
+        return self.run_main(nfs, [log, build, "--expect-v3", expect_v3])
+
+    def test_verify_inv_and_loc(self):
+        rc, out = self.judge(MIB)
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"VERIFY nfs rxe mrkit bytes={2 * MIB} errors=0", out)
+        self.assertIn("INV nfs rxe mrkit remote=5 local=2 stale_replaced=0", out)
+        self.assertIn("LOC nfs stock=400 mrkit=500", out)
+
+    def test_a_short_read_back_or_a_missing_v3_run_fails(self):
+        self.assertEqual(self.judge(MIB // 2)[0], 1)
+        rc, out = self.judge(MIB, expect_v3="mrkit:4")
+        self.assertEqual(rc, 1)
+        self.assertIn("no NFSv3 verify run with the mrkit module", out)
