@@ -61,9 +61,12 @@ fi
 # The fault report's rules on made-up logs (EOF reads, crashed steps,
 # the stock/mrkit comparison).
 "$proj/scripts/ulp/pair-selftest.sh" || { echo "static: fault report rules: FAILED"; fail=1; }
+# make bench's statistics (paired ratios, bootstrap intervals).
+python3 -m unittest discover -q -s "$proj/scripts/mrkit_report/tests" -t "$proj/scripts" ||
+	{ echo "static: report statistics unit tests: FAILED"; fail=1; }
 
 make -C "$kdir" M="$proj" CONFIG_MRKIT=m clean > /dev/null 2>&1 || true
-if ! make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m W=1 C=2 modules \
+if ! make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m CONFIG_MRKIT_BENCH=m W=1 C=2 modules \
 	> "$out/oot-build.log" 2>&1; then
 	cat "$out/oot-build.log"
 	echo "static: out-of-tree build: FAILED"

@@ -68,7 +68,7 @@ vm_build_mrkit() {
 		{ echo "vm_build_mrkit: no sources from $proj (a git checkout?)" >&2; exit 1; }
 	stamp=$( { (cd "$src" &&
 		    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
-			 samples -type f -print0 | sort -z | xargs -0 sha256sum)
+			 samples bench -type f -print0 | sort -z | xargs -0 sha256sum)
 		  echo "$kdir"; } | sha256sum | cut -c1-32)
 	if [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] &&
 	   [ -f "$dir/Module.symvers" ]; then
@@ -76,7 +76,7 @@ vm_build_mrkit() {
 	else
 		rm -rf "$dir"
 		mv "$src" "$dir"
-		make -s -C "$kdir" M="$dir" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m \
+		make -s -C "$kdir" M="$dir" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m CONFIG_MRKIT_BENCH=m \
 			modules >"$out/vm-build.log" 2>&1 ||
 			{ cat "$out/vm-build.log" >&2; exit 1; }
 		echo "$stamp" > "$dir/stamp"
