@@ -9,7 +9,11 @@
 #                 under fio verify and faults against the kernel's targets
 #                 in a VM running Debian's kernel
 #   make bench    mrkit against the anchors' approaches (UML and the VM),
-#                 then the converted nvme-rdma against the stock one (A/B)
+#                 then the converted nvme-rdma against the stock one (A/B);
+#                 writes .check/bench-results.json
+#   make bench-table
+#                 the documentation's performance table (Markdown) from
+#                 BENCH_RESULTS (default .check/bench-results.json)
 #   make faults   two guests on a private wire (scripts/vm/pair.sh): the
 #                 converted ULPs and the stock ones under fio verify while
 #                 the wire drops, delays, reorders, duplicates and goes
@@ -34,6 +38,10 @@ demo:
 bench:
 	@scripts/bench.sh
 
+BENCH_RESULTS ?= .check/bench-results.json
+bench-table:
+	@scripts/bench-report.py table $(BENCH_RESULTS)
+
 faults:
 	@scripts/faults.sh
 
@@ -41,4 +49,4 @@ clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf .check
 
-.PHONY: all modules check demo bench faults clean
+.PHONY: all modules check demo bench bench-table faults clean
