@@ -18,6 +18,8 @@
 #define BENCH_MIN_PAIRS	8
 #define BENCH_MAX_PAIRS	1000
 #define BENCH_MAX_IMPLS	4
+#define BENCH_BURST_NS	50000	/* the slowest implementation's burst */
+#define BENCH_MAX_BURST	1048576
 
 extern unsigned int bench_iters;
 
@@ -60,8 +62,7 @@ struct bench_run {
 	u64		*t;
 };
 
-int bench_plan(struct kunit *test, struct bench_run *r, unsigned int mult,
-	       unsigned int div);
+int bench_plan(struct kunit *test, struct bench_run *r);
 void bench_rounds(struct bench_run *r, bench_burst_t fn, void *ctx);
 void bench_print(struct kunit *test, const struct bench_run *r,
 		 const char *w, const char *variant, unsigned int pages,

@@ -462,7 +462,7 @@ static void w3_sg(struct w3 *b, unsigned int pages)
 	b->nents = pages;
 }
 
-/* Bursts of fewer I/Os where each maps more pages. */
+/* Fewer I/Os counted where each maps more pages. */
 static unsigned int w3_scale(unsigned int pages)
 {
 	return pages >= 256 ? 16 : pages >= 16 ? 4 : 1;
@@ -558,7 +558,7 @@ static void bench_w3_test(struct kunit *test)
 			for (i = 0; i < W3_NR_MRKIT; i++) {
 				r.impl[0] = i;
 				r.impl[1] = W3_NVME;
-				if (bench_plan(test, &r, 1, w3_scale(sizes[z]))) {
+				if (bench_plan(test, &r)) {
 					b->bad++;
 					continue;
 				}
@@ -582,7 +582,7 @@ static void bench_w3_test(struct kunit *test)
 	r.impl[1] = W3_FENCE;
 	r.impl[2] = W3_GET_PUT_MRKIT;
 	r.impl[3] = W3_GET_PUT_IB;
-	if (!bench_plan(test, &r, 1, 1)) {
+	if (!bench_plan(test, &r)) {
 		bench_rounds(&r, w3_burst, b);
 		bench_print(test, &r, "W1", "io_cache", 1, "mrkit_cached",
 			    "ib_mr_pool");

@@ -8,9 +8,9 @@
  * in rotating order (A B, B A, ...), and prints each round as one "PAIR"
  * line of raw burst times; scripts/mrkit_report/stats.py on the host
  * takes the ratio pair by pair (median, bootstrap interval) and the extra
- * ns per operation.  bench_iters sets the operations per implementation
- * (make bench: 100,000; make check runs a tiny count in its KASAN build
- * so that this cannot rot): bench_iters / 250 rounds, at least 8.
+ * ns per operation.  bench_iters / 250 rounds (make bench: 100,000, 400
+ * rounds; make check runs the least, 8, in its KASAN build so that this
+ * cannot rot) of bursts of about 50 us each.
  *
  * W1, pool get+put at depths 32/128/1024, as get-then-put and as get k
  * (2, 8) then put all: mrkit_mr_get/put against the real
@@ -61,17 +61,16 @@ MODULE_PARM_DESC(bench_pools, "pools in the memory measurement (make bench: 1000
  * bench_plan - size a comparison and allocate its times
  * @test: the running test (owns the allocation)
  * @r: the comparison, with @impl and @nimpl set
- * @mult: bursts of @mult / @div times the default length
- * @div: (the default: bench_iters / 250 rounds of 250 iterations)
+ *
+ * bench_iters / 250 rounds, at least %BENCH_MIN_PAIRS, at most
+ * %BENCH_MAX_PAIRS; the bursts' length is bench_rounds()'s.
  *
  * Return: 0, or -ENOMEM.
  */
-int bench_plan(struct kunit *test, struct bench_run *r, unsigned int mult,
-	       unsigned int div)
+int bench_plan(struct kunit *test, struct bench_run *r)
 {
 	r->rounds = clamp(bench_iters / 250, (unsigned int)BENCH_MIN_PAIRS,
 			  (unsigned int)BENCH_MAX_PAIRS);
-	r->burst = max(bench_iters / r->rounds * mult / max(div, 1U), 1U);
 	if (!r->unit)
 		r->unit = 1;
 	r->t = kunit_kcalloc(test, r->rounds * r->nimpl, sizeof(*r->t),
@@ -85,16 +84,24 @@ int bench_plan(struct kunit *test, struct bench_run *r, unsigned int mult,
  * @fn: runs and times one burst
  * @ctx: its context
  *
- * One untimed burst of each first (warm caches); then in round i the
- * implementations run in the order rotated by i, so each takes every
- * place equally often (two: A B, B A, A B, ...).
+ * First the bursts' length: doubled from one iteration until the slowest
+ * implementation's burst takes %BENCH_BURST_NS (UML's clock counts in
+ * steps of 256 ns: a burst is hundreds of them), which also warms every
+ * path.  Then in round i the implementations run in the order rotated by
+ * i, so each takes every place equally often (two: A B, B A, A B, ...).
  */
 void bench_rounds(struct bench_run *r, bench_burst_t fn, void *ctx)
 {
 	unsigned int i, j, k, n = r->nimpl;
+	u64 slowest;
 
-	for (k = 0; k < n; k++)
-		fn(ctx, r->impl[k], r->burst);
+	for (r->burst = 1;; r->burst *= 2) {
+		slowest = 0;
+		for (k = 0; k < n; k++)
+			slowest = max(slowest, fn(ctx, r->impl[k], r->burst));
+		if (slowest >= BENCH_BURST_NS || r->burst >= BENCH_MAX_BURST)
+			break;
+	}
 	for (i = 0; i < r->rounds; i++) {
 		for (j = 0; j < n; j++) {
 			k = (i + j) % n;
@@ -212,10 +219,10 @@ static void bench_w1_test(struct kunit *test)
 				   (bench_rmw_ops() - r0) % 1000);
 		}
 		for (ki = 0; ki < ARRAY_SIZE(ks); ki++) {
-			/* 1000 descriptors got and put per burst. */
+			/* ns per descriptor got and put */
 			w.k = ks[ki];
 			r.unit = ks[ki];
-			KUNIT_ASSERT_EQ(test, bench_plan(test, &r, 4, ks[ki]), 0);
+			KUNIT_ASSERT_EQ(test, bench_plan(test, &r), 0);
 			bench_rounds(&r, w1_burst, &w);
 			snprintf(cfg, sizeof(cfg), "d%u_get%u", depths[d], ks[ki]);
 			bench_print(test, &r, "W1", cfg, 1, "mrkit_fence",
@@ -294,13 +301,6 @@ static u64 w2_burst(void *ctx, unsigned int impl, unsigned int iters)
 	return ktime_get_ns() - t0;
 }
 
-/* Bursts of fewer mappings where each maps more pages. */
-static unsigned int bench_scale(unsigned int pages)
-{
-	return pages >= 256 ? 16 : pages >= 64 ? 8 : pages >= 16 ? 4 :
-	       pages >= 8 ? 2 : 1;
-}
-
 /**
  * bench_w2_run - W2 on one device
  * @test: the running test
@@ -332,7 +332,7 @@ void bench_w2_run(struct kunit *test, const char *devname, struct ib_pd *pd)
 	for (p = 0; p < ARRAY_SIZE(pages); p++) {
 		for (l = 0; l < W2_NR; l++) {
 			w.nents = w2_sg(w.sg, l, pages[p]);
-			if (bench_plan(test, &r, 1, bench_scale(pages[p]))) {
+			if (bench_plan(test, &r)) {
 				w.bad++;
 				break;
 			}
