@@ -81,6 +81,19 @@ class Figure(unittest.TestCase):
         self.assertAlmostEqual(f["extra_ns"], (1.0 + 3.0) / 2)
         self.assertEqual(f["pairs"], 200)
 
+    def test_common_mode_noise_cancels(self):
+        # Each pair shares the machine's state (s: up to 3x slower), the
+        # bursts themselves vary by 1%: the interval is that of the 1%.
+        rng = random.Random(9)
+        pairs = []
+        for _ in range(400):
+            s = rng.uniform(1.0, 3.0)
+            pairs.append((1100 * s * rng.gauss(1, 0.01), 1000 * s * rng.gauss(1, 0.01), 10))
+        f = stats.figure(pairs, "cm")
+        self.assertAlmostEqual(f["ratio"], 1.1, delta=0.005)
+        self.assertLess(f["hi"] - f["lo"], 0.01)
+        self.assertLess(f["hi"], 1.11)
+
     def test_outlier_pairs_do_not_move_the_median(self):
         pairs = [(1050, 1000, 10)] * 95 + [(90000, 1000, 10)] * 5
         f = stats.figure(pairs, "o")
