@@ -124,7 +124,7 @@ def costs(goal, limit, bad, figs, mem):
             rest = w3["extra_ns"] - pool["extra_ns"] - w2["extra_ns"]
             tot = w3["extra_ns"]
             share = (lambda v: f" ({100 * v / tot:.0f}%)") if tot > 0 else (lambda v: "")
-            out.append(f"COST {goal}: UML's {w3['extra_ns']:.1f} ns extra per I/O ({var}, {worst['pages']} pages, "
+            out.append(f"COST {goal}: UML's {w3['extra_ns']:.1f} ns extra per I/O ({var}, pages={worst['pages']}, "
                        f"{worst['impl']}) = pool get+put {pool['extra_ns']:.1f}{share(pool['extra_ns'])} (W1 d32_get1) "
                        f"+ map and release {w2['extra_ns']:.1f}{share(w2['extra_ns'])} (W2 rxe_page_entries) "
                        f"+ the rest {rest:.1f}{share(rest)} (I/O state, chain building, invalidation bookkeeping)")

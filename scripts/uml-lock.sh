@@ -14,6 +14,13 @@ uml_lock() {
 		echo "uml: another checkout is building or running the UML kernel; waiting for $lock"
 		flock "$uml_lock_fd"
 	fi
+	# The build directories are shared too: objects built from another
+	# checkout's sources can be newer than this checkout's files, and
+	# make would keep them.  When the drop-in changes hands, mrkit's
+	# objects go, so that they are built from this checkout.
+	if [ "$(readlink "$tree/drivers/infiniband/ulp/mrkit")" != "$proj" ]; then
+		rm -rf "$tree"/../../build-*/*/drivers/infiniband/ulp/mrkit
+	fi
 	ln -sfn "$proj" "$tree/drivers/infiniband/ulp/mrkit"
 }
 
