@@ -15,9 +15,9 @@
  * W1, pool get+put at depths 32/128/1024, as get-then-put and as get k
  * (2, 8) then put all: mrkit_mr_get/put against the real
  * ib_mr_pool_get/put of ib_core.
- * W2, mapping 1/8/16/64/256 pages laid out contiguous, as page-sized entries,
- * as page-aligned discontiguous entries and with an unaligned head and
- * tail, on the fake device: mrkit_io_map + release against a bare
+ * W2, mapping 1/8/16/64/256 pages laid out contiguous, as page-sized
+ * entries, as page-aligned discontiguous entries and with an unaligned
+ * head and tail, on the fake device: mrkit_io_map + release against a bare
  * ib_map_mr_sg() of the same list (bench_w2_run(), also run on rxe and
  * siw by bench_rdma.c).
  * Memory: slab growth for n pools of depth 128 (n = bench_pools, 1000 in
@@ -49,7 +49,7 @@
 
 unsigned int bench_iters = 200;
 module_param(bench_iters, uint, 0444);
-MODULE_PARM_DESC(bench_iters, "operations per implementation and figure (make bench: 100000)");
+MODULE_PARM_DESC(bench_iters, "rounds of paired bursts x 250 (make bench: 100000)");
 
 static unsigned int bench_pools = 100;
 module_param(bench_pools, uint, 0444);
