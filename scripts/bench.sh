@@ -50,10 +50,6 @@ if [[ $parts == *" uml "* ]]; then
 	uml_lock "$tree"
 	build=$cache/build-$ver/normal
 	mkdir -p "$build"
-	# The build directory is shared: objects another checkout's sources
-	# left can be newer than this checkout's files, and make would keep
-	# them.  mrkit's own objects are rebuilt from this checkout.
-	rm -rf "$build/drivers/infiniband/ulp/mrkit"
 	(cd "$tree" && nice -n 10 python3 tools/testing/kunit/kunit.py run \
 		--kunitconfig="$proj/kunit/.kunitconfig" --build_dir="$build" \
 		--jobs="$(nproc)" --timeout=1800 \
