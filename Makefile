@@ -16,8 +16,12 @@
 #   make demo     the kernel's ULPs converted to mrkit, under fio verify
 #                 and faults against the kernel's targets in a VM running
 #                 Debian's kernel
-#   make bench    mrkit against the anchors' approaches (UML and the VM),
-#                 then the converted ULPs against the stock ones (A/B)
+#   make bench    mrkit against the hand-rolled paths (UML and the VM),
+#                 then the converted ULPs against the stock ones (A/B);
+#                 writes .check/bench-results.json
+#   make bench-table
+#                 the documentation's performance table (Markdown) from
+#                 BENCH_RESULTS (default .check/bench-results.json)
 #   make faults   two guests on a private wire: the converted ULPs and
 #                 the stock ones under fio verify while the wire drops,
 #                 delays, reorders, duplicates and goes down, the target
@@ -49,6 +53,10 @@ demo:
 bench:
 	@scripts/host/bench.sh
 
+BENCH_RESULTS ?= .check/bench-results.json
+bench-table:
+	@PYTHONPATH=scripts python3 -m mrkit_report.bench table $(BENCH_RESULTS)
+
 faults:
 	@scripts/host/faults.sh
 
@@ -56,4 +64,4 @@ clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf .check out
 
-.PHONY: all modules deps check patches demo bench faults clean
+.PHONY: all modules deps check patches demo bench bench-table faults clean

@@ -3,33 +3,45 @@
  * mrkit_bench_rdma: the benchmarks that need a real provider.
  *
  * W2 on rxe and siw: mrkit_io_map + release against a bare ib_map_mr_sg()
- * and ib_sg_to_pages() with a no-op callback, with the provider's own
- * map_mr_sg and set_page (bench_w2_run(), shared with the fake device).
+ * with the provider's own map_mr_sg and set_page (bench_w2_run(), shared
+ * with the fake device).
  *
- * W3, one I/O's full registration cycle on rxe: get a descriptor, DMA-map
- * and map the list, build the REG_MR chain ending in the caller's SEND,
- * post it, take the SEND's completion, build and post the invalidation,
- * take its completion, put the descriptor back and unmap.  Side by side:
- *  - mrkit with the fence (the default): mrkit_io_map, mrkit_io_segs,
- *    mrkit_io_post, mrkit_io_complete (a LOCAL_INV, then done);
- *  - mrkit in a MRKIT_POOL_LAZY_INV pool: the key is invalidated by a
- *    LOCAL_INV chained before the descriptor's next REG_MR (the rdma_rw
- *    and iSER scheme);
- *  - rdma_rw_ctx_init() + rdma_rw_ctx_wrs() + rdma_rw_ctx_destroy() with
- *    ib_core.force_mr=1 (the boot must have it; the test fails otherwise),
- *    a target-side RDMA WRITE chained to the same SEND, lazy LOCAL_INV;
- *  - an nvme-rdma-style hand-rolled path: ib_mr_pool_get, ib_dma_map_sg,
- *    ib_update_fast_reg_key, ib_map_mr_sg, one ib_reg_wr chained to the
- *    SEND, a signaled LOCAL_INV, ib_mr_pool_put, ib_dma_unmap_sg.
+ * W3, one I/O's full registration cycle on rxe, as nvme-rdma's read
+ * command does it (the peer writes the data): DMA-map the list, get a
+ * descriptor, map it, build the REG_MR chained to the caller's SEND (the
+ * command, whose keyed SGL carries the key), post, take the SEND's
+ * completion, then on the response either invalidate locally (a signaled
+ * LOCAL_INV and its completion) or take the peer's remote invalidation
+ * (SEND_WITH_INV: nothing left to invalidate), put the descriptor back
+ * and unmap.  Four variants: the list DMA-mapped by mrkit (MRKIT_MAP_DMA)
+ * or by the caller (MRKIT_MAP_4K | MRKIT_MAP_NO_SPLIT, as the converted
+ * nvme-rdma maps), each with local or remote invalidation.  Compared:
+ *  - mrkit with the rkey fence (the default): mrkit_io_map, _segs, _post,
+ *    then mrkit_io_remote_inv() if the peer invalidated, and
+ *    mrkit_io_complete();
+ *  - mrkit in a MRKIT_POOL_LAZY_INV pool (the rdma_rw and iSER scheme);
+ *  - mrkit with per-I/O descriptor caching (MRKIT_POOL_IO_CACHE): one
+ *    I/O, initialized once, mapped again and again;
+ *  - the baseline, nvme-rdma's own path written after its design
+ *    (bench/bench_w3.h).
+ * Each mrkit implementation against the baseline in paired bursts
+ * (bench.h).  With per-I/O caching, W1's figure for it comes from here
+ * too: its pool cost per I/O is mrkit_mr_get+put less what caching saves
+ * on a whole cycle (a cached against a fenced cycle), against
+ * ib_mr_pool_get+put, all four in one rotation ("PAIRD").
+ *
  * Descriptors, MRs, page lists and rkeys are rxe's.  The send queue is
  * not: for the length of the test the device's post_send is replaced by
  * a stand-in that accepts the chain and queues a success completion for
  * each signaled WR, delivered by the bench's "poll" after the post
  * returns, as a CQ would.  rxe's packet processing would be the same for
  * every implementation and would only dilute the ratios; what is measured
- * is what the ULP's registration code costs.  Allocations per I/O are
- * counted by probes on the kmem tracepoints (kmalloc, kmem_cache_alloc)
- * for this thread, in a separate untimed pass.
+ * is what the ULP's registration code costs.  In a separate untimed pass,
+ * allocations per I/O are counted by probes on the kmem tracepoints
+ * (kmalloc, kmem_cache_alloc) for this thread, with rdma_rw's cycle
+ * (rdma_rw_ctx_init/_wrs/_destroy with ib_core.force_mr=1, which
+ * allocates per I/O) proving the probes see allocations; and mrkit's
+ * locked RMWs where its counting is compiled in.
  */
 
 #include <kunit/test.h>
@@ -40,10 +52,10 @@
 #include <rdma/rw.h>
 #include <trace/events/kmem.h>
 
-#include "mrkit_priv.h"
 #include "rdma_fixture.h"
 #include "test_util.h"
 #include "bench.h"
+#include "bench/bench_w3.h"
 
 static void bench_w2_rdma_test(struct kunit *test)
 {
@@ -62,10 +74,28 @@ static void bench_w2_rdma_test(struct kunit *test)
 #define W3_PENDING	16
 #define W3_CTXS		16
 
-enum w3_impl { W3_MRKIT, W3_MRKIT_LAZY, W3_RDMA_RW, W3_NVME, W3_NR };
+/* The implementations; W3_GET_PUT_* are W1's, for the PAIRD figure. */
+enum w3_impl {
+	W3_FENCE, W3_LAZY, W3_CACHED, W3_NVME, W3_RDMA_RW,
+	W3_GET_PUT_MRKIT, W3_GET_PUT_IB, W3_NR
+};
 
 static const char * const w3_names[W3_NR] = {
-	"mrkit_fence", "mrkit_lazy", "rdma_rw_force_mr", "nvme_style",
+	"mrkit_fence", "mrkit_lazy", "mrkit_cached", "nvme_style",
+	"rdma_rw_force_mr", "mrkit_get_put", "ib_mr_pool_get_put",
+};
+
+#define W3_NR_MRKIT	3	/* fence, lazy, cached */
+
+/* Variants: who DMA-maps the list, who invalidates the key. */
+enum {
+	W3V_REMOTE_INV		= 1 << 0,
+	W3V_CALLER_MAPPED	= 1 << 1,
+	W3V_NR			= 4,
+};
+
+static const char * const w3v_names[W3V_NR] = {
+	"local_inv", "remote_inv", "caller_mapped", "caller_mapped_remote_inv",
 };
 
 struct w3 {
@@ -74,10 +104,12 @@ struct w3 {
 	struct ib_pd		*pd;
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
-	struct mrkit_pool	*pool[2];	/* fence, lazy */
+	struct mrkit_pool	*pool[W3_NR_MRKIT];
 	struct list_head	nvme_mrs;
 	struct scatterlist	sg[W3_MAX_PAGES];
 	struct page		*pages[W3_MAX_PAGES];
+	int			nents;
+	unsigned int		variant;
 	/* the send-queue stand-in */
 	int			(*real_post_send)(struct ib_qp *qp,
 						  const struct ib_send_wr *wr,
@@ -88,17 +120,18 @@ struct w3 {
 	/* one I/O of each kind */
 	struct mrkit_io		io;
 	bool			io_done;
+	struct mrkit_io		io_cached;	/* initialized once */
+	bool			cached_done;
 	struct rdma_rw_ctx	rw;
 	struct ib_reg_wr	reg_wr;
-	struct ib_send_wr	inv_wr;
 	struct ib_cqe		reg_cqe;
 	struct ib_cqe		inv_cqe;
 	bool			inv_done;
-	/* the caller's SEND, carrying the keys */
+	/* the caller's SEND: the command, carrying the key */
 	struct ib_send_wr	send;
 	struct ib_sge		send_sge;
 	struct ib_cqe		send_cqe;
-	struct mrkit_seg	segs[4];
+	struct bench_ksgl	ksgl;
 	unsigned long		bad;
 };
 
@@ -153,34 +186,67 @@ static void w3_io_done(struct mrkit_io *io, int status)
 	b->io_done = !status;
 }
 
-static void w3_mrkit(struct w3 *b, struct mrkit_pool *pool, int nents)
+static void w3_io_cached_done(struct mrkit_io *io, int status)
 {
-	int n;
+	struct w3 *b = container_of(io, struct w3, io_cached);
 
-	b->io_done = false;
-	mrkit_io_init(&b->io, pool, MRKIT_PEER_WRITES, w3_io_done);
-	n = mrkit_io_map(&b->io, b->sg, nents, MRKIT_MAP_DMA);
-	if (n <= 0 || mrkit_io_segs(&b->io, b->segs, ARRAY_SIZE(b->segs)) != 1 ||
-	    mrkit_io_post(&b->io, b->qp, &b->send, NULL)) {
-		b->bad++;
-		mrkit_io_release(&b->io, 0);
-		return;
-	}
-	w3_poll(b);			/* the SEND */
-	if (mrkit_io_complete(&b->io, b->qp))
-		b->bad++;
-	w3_poll(b);			/* the LOCAL_INV, if any */
-	if (!b->io_done)
-		b->bad++;
+	b->cached_done = !status;
 }
 
-static void w3_rdma_rw(struct w3 *b, int nents)
+static void w3_mrkit(struct w3 *b, enum w3_impl impl)
+{
+	bool caller = b->variant & W3V_CALLER_MAPPED;
+	struct mrkit_io *io = &b->io;
+	bool *done = &b->io_done;
+	u32 flags = MRKIT_MAP_DMA;
+	int count = b->nents;
+	struct mrkit_seg seg;
+
+	if (impl == W3_CACHED) {
+		io = &b->io_cached;
+		done = &b->cached_done;
+	} else {
+		mrkit_io_init(io, b->pool[impl], MRKIT_PEER_WRITES, w3_io_done);
+	}
+	*done = false;
+	if (caller) {
+		count = ib_dma_map_sg(b->dev, b->sg, b->nents, DMA_FROM_DEVICE);
+		flags = MRKIT_MAP_4K | MRKIT_MAP_NO_SPLIT;
+	}
+	if (mrkit_io_map(io, b->sg, count, flags) <= 0 ||
+	    mrkit_io_segs(io, &seg, 1) != 1)
+		goto out_release;
+	bench_ksgl_set(&b->ksgl, seg.addr, seg.length, seg.key);
+	bench_send_init(&b->send, &b->send_cqe, &b->send_sge);
+	if (mrkit_io_post(io, b->qp, &b->send, NULL))
+		goto out_release;
+	w3_poll(b);			/* the SEND */
+	if ((b->variant & W3V_REMOTE_INV) &&
+	    mrkit_io_remote_inv(io, bench_ksgl_key(&b->ksgl)))
+		b->bad++;
+	if (mrkit_io_complete(io, b->qp))
+		b->bad++;
+	w3_poll(b);			/* the LOCAL_INV, if any */
+	if (!*done)
+		b->bad++;
+	goto out_unmap;
+
+out_release:
+	b->bad++;
+	mrkit_io_release(io, 0);
+out_unmap:
+	if (caller)
+		ib_dma_unmap_sg(b->dev, b->sg, b->nents, DMA_FROM_DEVICE);
+}
+
+static void w3_rdma_rw(struct w3 *b)
 {
 	struct ib_send_wr *first;
+	int n;
 
-	int n = rdma_rw_ctx_init(&b->rw, b->qp, 1, b->sg, nents, 0, 0x10000,
-				 0x1234, DMA_TO_DEVICE);
-
+	bench_send_init(&b->send, &b->send_cqe, &b->send_sge);
+	n = rdma_rw_ctx_init(&b->rw, b->qp, 1, b->sg, b->nents, 0, 0x10000,
+			     0x1234, DMA_TO_DEVICE);
 	if (n <= 0) {
 		b->bad++;
 		return;
@@ -191,72 +257,91 @@ static void w3_rdma_rw(struct w3 *b, int nents)
 	if (ib_post_send(b->qp, first, NULL))
 		b->bad++;
 	w3_poll(b);
-	rdma_rw_ctx_destroy(&b->rw, b->qp, 1, b->sg, nents, DMA_TO_DEVICE);
+	rdma_rw_ctx_destroy(&b->rw, b->qp, 1, b->sg, b->nents, DMA_TO_DEVICE);
 }
 
-static void w3_nvme(struct w3 *b, int nents)
+static void w3_nvme(struct w3 *b)
 {
-	struct ib_mr *mr = ib_mr_pool_get(b->qp, &b->nvme_mrs);
-	int count, n;
+	struct ib_send_wr inv = {};
+	struct ib_mr *mr;
+	int count;
 
+	count = ib_dma_map_sg(b->dev, b->sg, b->nents, DMA_FROM_DEVICE);
+	mr = bench_nvme_reg(b->qp, &b->nvme_mrs, b->sg, count, &b->reg_wr,
+			    &b->reg_cqe, &b->ksgl);
 	if (!mr) {
 		b->bad++;
-		return;
+		goto out_unmap;
 	}
-	count = ib_dma_map_sg(b->dev, b->sg, nents, DMA_FROM_DEVICE);
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	n = ib_map_mr_sg(mr, b->sg, count, NULL, SZ_4K);
-	if (n < count) {
-		b->bad++;
-		goto out;
-	}
-	b->reg_wr.wr.opcode = IB_WR_REG_MR;
-	b->reg_wr.wr.wr_cqe = &b->reg_cqe;
-	b->reg_wr.wr.num_sge = 0;
-	b->reg_wr.wr.send_flags = 0;
+	bench_send_init(&b->send, &b->send_cqe, &b->send_sge);
 	b->reg_wr.wr.next = &b->send;
-	b->reg_wr.mr = mr;
-	b->reg_wr.key = mr->rkey;
-	b->reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	b->segs[0].addr = mr->iova;	/* the keyed SGL descriptor */
-	b->segs[0].length = mr->length;
-	b->segs[0].key = mr->rkey;
 	if (ib_post_send(b->qp, &b->reg_wr.wr, NULL))
 		b->bad++;
-	w3_poll(b);
+	w3_poll(b);			/* the SEND */
+	if (b->variant & W3V_REMOTE_INV) {
+		/* The peer invalidated; it must have named this MR's key. */
+		if (bench_ksgl_key(&b->ksgl) != mr->rkey)
+			b->bad++;
+		goto out_put;
+	}
 	b->inv_done = false;
-	b->inv_wr.next = NULL;
-	b->inv_wr.wr_cqe = &b->inv_cqe;
-	b->inv_wr.opcode = IB_WR_LOCAL_INV;
-	b->inv_wr.num_sge = 0;
-	b->inv_wr.send_flags = IB_SEND_SIGNALED;
-	b->inv_wr.ex.invalidate_rkey = mr->rkey;
-	if (ib_post_send(b->qp, &b->inv_wr, NULL))
+	bench_nvme_inv_init(&inv, &b->inv_cqe, mr->rkey);
+	if (ib_post_send(b->qp, &inv, NULL))
 		b->bad++;
 	w3_poll(b);
 	if (!b->inv_done)
 		b->bad++;
-out:
+out_put:
 	ib_mr_pool_put(b->qp, &b->nvme_mrs, mr);
-	ib_dma_unmap_sg(b->dev, b->sg, nents, DMA_FROM_DEVICE);
+out_unmap:
+	ib_dma_unmap_sg(b->dev, b->sg, b->nents, DMA_FROM_DEVICE);
 }
 
-static void w3_once(struct w3 *b, enum w3_impl impl, int nents)
+/* W1's operations, on the same device and pools. */
+static void w3_get_put(struct w3 *b, enum w3_impl impl)
+{
+	void *mr;
+
+	if (impl == W3_GET_PUT_MRKIT) {
+		mr = mrkit_mr_get(b->pool[W3_FENCE]);
+		b->bad += IS_ERR_OR_NULL(mr);
+		mrkit_mr_put(mr);
+	} else {
+		mr = ib_mr_pool_get(b->qp, &b->nvme_mrs);
+		b->bad += !mr;
+		ib_mr_pool_put(b->qp, &b->nvme_mrs, mr);
+	}
+}
+
+static void w3_once(struct w3 *b, enum w3_impl impl)
 {
 	switch (impl) {
-	case W3_MRKIT:
-		w3_mrkit(b, b->pool[0], nents);
-		break;
-	case W3_MRKIT_LAZY:
-		w3_mrkit(b, b->pool[1], nents);
+	case W3_FENCE:
+	case W3_LAZY:
+	case W3_CACHED:
+		w3_mrkit(b, impl);
 		break;
 	case W3_RDMA_RW:
-		w3_rdma_rw(b, nents);
+		w3_rdma_rw(b);
+		break;
+	case W3_NVME:
+		w3_nvme(b);
 		break;
 	default:
-		w3_nvme(b, nents);
+		w3_get_put(b, impl);
 		break;
 	}
+}
+
+static u64 w3_burst(void *ctx, unsigned int impl, unsigned int iters)
+{
+	struct w3 *b = ctx;
+	unsigned int i;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < iters; i++)
+		w3_once(b, impl);
+	return ktime_get_ns() - t0;
 }
 
 /* Allocation counting: kmem tracepoint probes, this thread only. */
@@ -281,6 +366,10 @@ static void w3_probe_cache(void *data, unsigned long call_site,
 
 static void w3_setup(struct kunit *test, struct w3 *b)
 {
+	static const u32 flags[W3_NR_MRKIT] = {
+		0, MRKIT_POOL_LAZY_INV,
+		MRKIT_POOL_IO_CACHE,
+	};
 	struct ib_qp_init_attr qpa = {
 		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
 		.port_num = 1,
@@ -289,8 +378,8 @@ static void w3_setup(struct kunit *test, struct w3 *b)
 			 .max_rdma_ctxs = W3_CTXS },
 	};
 	struct mrkit_pool_attr attr = {
-		.depth = W3_CTXS, .pages_per_mr = W3_MAX_PAGES,
-		.node = NUMA_NO_NODE,
+		.name = "bench3", .depth = W3_CTXS,
+		.pages_per_mr = W3_MAX_PAGES, .node = NUMA_NO_NODE,
 	};
 	unsigned int i;
 
@@ -310,24 +399,19 @@ static void w3_setup(struct kunit *test, struct w3 *b)
 						  IB_MR_TYPE_MEM_REG,
 						  W3_MAX_PAGES, 0), 0,
 			    "nvme-style MR pool");
-	attr.name = "bench3f";
-	b->pool[0] = mrkit_pool_create(b->pd, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->pool[0]);
-	attr.name = "bench3l";
-	attr.flags = MRKIT_POOL_LAZY_INV;
-	b->pool[1] = mrkit_pool_create(b->pd, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->pool[1]);
+	for (i = 0; i < W3_NR_MRKIT; i++) {
+		attr.flags = flags[i];
+		b->pool[i] = mrkit_pool_create(b->pd, &attr);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->pool[i]);
+	}
+	mrkit_io_init(&b->io_cached, b->pool[W3_CACHED], MRKIT_PEER_WRITES,
+		      w3_io_cached_done);
 	for (i = 0; i < W3_MAX_PAGES; i++) {
 		b->pages[i] = alloc_page(GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, b->pages[i]);
 	}
-	b->send.opcode = IB_WR_SEND;
-	b->send.send_flags = IB_SEND_SIGNALED;
-	b->send.wr_cqe = &b->send_cqe;
-	b->send.sg_list = &b->send_sge;
-	b->send.num_sge = 1;
-	b->send_sge.addr = (uintptr_t)b->segs;
-	b->send_sge.length = sizeof(b->segs[0]);
+	b->send_sge.addr = (uintptr_t)&b->ksgl;
+	b->send_sge.length = sizeof(b->ksgl);
 	b->send_sge.lkey = b->pd->local_dma_lkey;
 	b->send_cqe.done = w3_send_done;
 	b->inv_cqe.done = w3_nvme_inv_done;
@@ -342,8 +426,12 @@ static void w3_teardown(struct w3 *b)
 {
 	unsigned int i;
 
-	mrkit_pool_destroy(b->pool[1]);
-	mrkit_pool_destroy(b->pool[0]);
+	/* The cached I/O gives its descriptor back. */
+	KUNIT_EXPECT_EQ(b->test, mrkit_io_release(&b->io_cached, 0), 0);
+	for (i = W3_NR_MRKIT; i--;) {
+		KUNIT_EXPECT_EQ(b->test, in_use(b->pool[i]), 0U);
+		mrkit_pool_destroy(b->pool[i]);
+	}
 	for (i = 0; i < W3_MAX_PAGES; i++)
 		__free_page(b->pages[i]);
 	ib_mr_pool_destroy(b->qp, &b->nvme_mrs);
@@ -352,26 +440,90 @@ static void w3_teardown(struct w3 *b)
 	ib_dealloc_pd(b->pd);
 }
 
-static int w3_sg(struct w3 *b, unsigned int pages)
+static void w3_sg(struct w3 *b, unsigned int pages)
 {
 	unsigned int i;
 
 	sg_init_table(b->sg, pages);
 	for (i = 0; i < pages; i++)
 		sg_set_page(&b->sg[i], b->pages[i], PAGE_SIZE, 0);
-	return pages;
+	b->nents = pages;
+}
+
+/* Fewer I/Os counted where each maps more pages. */
+static unsigned int w3_scale(unsigned int pages)
+{
+	return pages >= 256 ? 16 : pages >= 16 ? 4 : 1;
+}
+
+/*
+ * The untimed pass of one variant and size: allocations, WRs and locked
+ * RMWs per I/O (it also warms every path).
+ */
+static void w3_count(struct kunit *test, struct w3 *b, unsigned int pages)
+{
+	unsigned int n = 1000 / w3_scale(pages), i, it;
+	unsigned long allocs[W3_NR] = {}, wrs[W3_NR] = {}, rmw[W3_NR] = {};
+	bool rw = !b->variant;	/* rdma_rw: the probes' positive control */
+	char cfg[48];
+
+	WRITE_ONCE(w3_count_task, current);
+	for (i = 0; i <= W3_RDMA_RW; i++) {
+		unsigned long w0 = b->wrs, r0 = bench_rmw_ops();
+
+		if ((i == W3_RDMA_RW && !rw) || (i == W3_CACHED && W3_NR_MRKIT < 3))
+			continue;
+		w3_allocs = 0;
+		for (it = 0; it < n; it++)
+			w3_once(b, i);
+		allocs[i] = w3_allocs;
+		wrs[i] = b->wrs - w0;
+		rmw[i] = bench_rmw_ops() - r0;
+	}
+	WRITE_ONCE(w3_count_task, NULL);
+	/* A probe that counts nothing proves nothing. */
+	if (rw)
+		KUNIT_EXPECT_GE_MSG(test, allocs[W3_RDMA_RW], (unsigned long)n,
+				    "the allocation probes see nothing");
+	KUNIT_EXPECT_EQ_MSG(test, allocs[W3_FENCE] + allocs[W3_LAZY] +
+			    allocs[W3_CACHED], 0UL,
+			    "mrkit allocated on the I/O path");
+	for (i = 0; i <= W3_RDMA_RW; i++) {
+		if ((i == W3_RDMA_RW && !rw) || (i == W3_CACHED && W3_NR_MRKIT < 3))
+			continue;
+		snprintf(cfg, sizeof(cfg), "%s pages=%u", w3v_names[b->variant],
+			 pages);
+		kunit_info(test, "BENCH W3ALLOC %s impl=%s allocs_per_io=%lu.%03lu wrs_per_io=%lu.%03lu\n",
+			   cfg, w3_names[i], allocs[i] / n,
+			   (allocs[i] % n) * 1000 / n, wrs[i] / n,
+			   (wrs[i] % n) * 1000 / n);
+		if (BENCH_RMW_COUNTED && pages == 1 && i < W3_NVME)
+			kunit_info(test, "ATOMICS W3 %s %s per_io=%lu.%03lu\n",
+				   w3v_names[b->variant], w3_names[i],
+				   rmw[i] / n, (rmw[i] % n) * 1000 / n);
+	}
+	/*
+	 * Not a timing, so asserted, per one-descriptor I/O with local
+	 * invalidation.  With the fence: pop; the state cmpxchg REGISTERED
+	 * -> INVALIDATING; the local_inv counter; push: 4.  Lazily: pop;
+	 * REGISTERED -> FREE; push: 3.  The owner's plain stores where no
+	 * WR of the descriptor can complete behind it (mrkit_mr_own(),
+	 * mrkit_mr_put_own()): map and hand-out before the post, and the
+	 * settle and put after a chain completed successfully; in between a
+	 * flush may mark the descriptor STALE, so those changes are cmpxchgs.
+	 */
+	if (BENCH_RMW_COUNTED && !(b->variant & W3V_REMOTE_INV)) {
+		KUNIT_EXPECT_EQ(test, rmw[W3_FENCE], 4UL * n);
+		KUNIT_EXPECT_EQ(test, rmw[W3_LAZY], 3UL * n);
+	}
 }
 
 static void bench_w3_test(struct kunit *test)
 {
 	static const unsigned int sizes[] = { 1, 16, 256 };
-	unsigned int reps = bench_nreps();
-	u64 s[W3_NR][BENCH_MAX_REPS], med[W3_NR], mn[W3_NR], mx[W3_NR];
-	unsigned long allocs[W3_NR], wrs[W3_NR], rmw[W3_NR];
-	unsigned int z, r, i, it, count_iters = 1000;
+	struct bench_run r = { .nimpl = 2 };
+	unsigned int v, z, i;
 	struct w3 *b;
-	char cfg[48];
-	int nents;
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -386,73 +538,41 @@ static void bench_w3_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_trace_kmalloc(w3_probe_kmalloc, NULL), 0);
 	KUNIT_EXPECT_EQ(test, register_trace_kmem_cache_alloc(w3_probe_cache,
 							      NULL), 0);
-	for (z = 0; z < ARRAY_SIZE(sizes); z++) {
-		nents = w3_sg(b, sizes[z]);
-		/* Counting pass, untimed; it also warms every path. */
-		WRITE_ONCE(w3_count_task, current);
-		for (i = 0; i < W3_NR; i++) {
-			unsigned long w0 = b->wrs, r0 = mrkit_rmw_ops;
-
-			w3_allocs = 0;
-			for (it = 0; it < count_iters; it++)
-				w3_once(b, i, nents);
-			allocs[i] = w3_allocs;
-			wrs[i] = b->wrs - w0;
-			rmw[i] = mrkit_rmw_ops - r0;
-		}
-		WRITE_ONCE(w3_count_task, NULL);
-		/* A probe that counts nothing proves nothing: rdma_rw's
-		 * per-I/O kcalloc must be seen.
-		 */
-		KUNIT_EXPECT_GE_MSG(test, allocs[W3_RDMA_RW], count_iters,
-				    "the allocation probes see nothing");
-		KUNIT_EXPECT_EQ_MSG(test, allocs[W3_MRKIT] + allocs[W3_MRKIT_LAZY],
-				    0UL, "mrkit allocated on the I/O path");
-
-		for (r = 0; r < reps; r++) {
-			for (i = 0; i < W3_NR; i++) {
-				u64 t0 = ktime_get_ns();
-
-				for (it = 0; it < bench_iters; it++)
-					w3_once(b, i, nents);
-				s[i][r] = ktime_get_ns() - t0;
+	for (v = 0; v < W3V_NR; v++) {
+		b->variant = v;
+		for (z = 0; z < ARRAY_SIZE(sizes); z++) {
+			w3_sg(b, sizes[z]);
+			w3_count(test, b, sizes[z]);
+			for (i = 0; i < W3_NR_MRKIT; i++) {
+				r.impl[0] = i;
+				r.impl[1] = W3_NVME;
+				if (bench_plan(test, &r)) {
+					b->bad++;
+					continue;
+				}
+				bench_rounds(&r, w3_burst, b);
+				bench_print(test, &r, "W3", w3v_names[v],
+					    sizes[z], w3_names[i], "nvme_style");
 			}
 		}
-		for (i = 0; i < W3_NR; i++)
-			bench_stats(s[i], reps, bench_iters, &med[i], &mn[i],
-				    &mx[i]);
-		snprintf(cfg, sizeof(cfg), "dev=rxe pages=%u", sizes[z]);
-		for (i = 0; i < W3_NR; i++) {
-			bench_line(test, "W3", cfg, w3_names[i], med[i], mn[i],
-				   mx[i], med[W3_RDMA_RW], "rdma_rw");
-			kunit_info(test, "BENCH W3ALLOC %s impl=%s allocs_per_io=%lu.%03lu wrs_per_io=%lu.%03lu\n",
-				   cfg, w3_names[i], allocs[i] / count_iters,
-				   allocs[i] % count_iters, wrs[i] / count_iters,
-				   wrs[i] % count_iters);
-		}
-		/*
-		 * mrkit's locked read-modify-writes, counted by its own
-		 * annotations (mrkit_rmw()); one descriptor per I/O here.
-		 * The other paths' are in ib_core, which is not annotated.
-		 */
-		if (sizes[z] == 1)
-			for (i = W3_MRKIT; i <= W3_MRKIT_LAZY; i++)
-				kunit_info(test, "ATOMICS W3 %s per_io=%lu.%03lu\n",
-					   w3_names[i], rmw[i] / count_iters,
-					   rmw[i] % count_iters);
-		/*
-		 * Not a timing, so asserted, per one-descriptor I/O.  With
-		 * the fence: pop; the state cmpxchg REGISTERED ->
-		 * INVALIDATING; the local_inv counter; push: 4.  Lazily:
-		 * pop; REGISTERED -> FREE; push: 3.  The owner's plain
-		 * stores where no WR of the descriptor can complete behind
-		 * it (mrkit_mr_own(), mrkit_mr_put_own()): map and hand-out
-		 * before the post, and the settle and put after a chain
-		 * completed successfully; in between a flush may mark the
-		 * descriptor STALE, so those changes are cmpxchgs.
-		 */
-		KUNIT_EXPECT_EQ(test, rmw[W3_MRKIT], 4UL * count_iters);
-		KUNIT_EXPECT_EQ(test, rmw[W3_MRKIT_LAZY], 3UL * count_iters);
+	}
+	/*
+	 * W1 with per-I/O caching: mrkit_mr_get+put less what caching saves
+	 * on a whole cycle, against ib_mr_pool_get+put.  One page, the
+	 * caller-mapped list invalidated by the peer: the cycle with the
+	 * least else in it.
+	 */
+	b->variant = W3V_CALLER_MAPPED | W3V_REMOTE_INV;
+	w3_sg(b, 1);
+	r.nimpl = 4;
+	r.impl[0] = W3_CACHED;
+	r.impl[1] = W3_FENCE;
+	r.impl[2] = W3_GET_PUT_MRKIT;
+	r.impl[3] = W3_GET_PUT_IB;
+	if (!bench_plan(test, &r)) {
+		bench_rounds(&r, w3_burst, b);
+		bench_print(test, &r, "W1", "io_cache", 1, "mrkit_cached",
+			    "ib_mr_pool");
 	}
 	unregister_trace_kmem_cache_alloc(w3_probe_cache, NULL);
 	unregister_trace_kmalloc(w3_probe_kmalloc, NULL);
@@ -460,8 +580,6 @@ static void bench_w3_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ_MSG(test, b->bad, 0UL,
 			    "a cycle failed (rdma_rw without ib_core.force_mr=1?)");
-	KUNIT_EXPECT_EQ(test, in_use(b->pool[0]), 0U);
-	KUNIT_EXPECT_EQ(test, in_use(b->pool[1]), 0U);
 	w3_teardown(b);
 	b->dev->ops.post_send = b->real_post_send;
 	w3_cur = NULL;

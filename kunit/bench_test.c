@@ -1,194 +1,183 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mrkit_bench: mrkit against the anchors' approaches, side by side in one
- * boot, on the same inputs.
+ * mrkit_bench: mrkit against the baselines a ULP would otherwise use, in
+ * one boot, on the same inputs.
+ *
+ * Method (bench.h): every comparison runs the implementation and its
+ * baseline in short bursts of the same number of operations, taking turns
+ * in rotating order (A B, B A, ...), and prints each round as one "PAIR"
+ * line of raw burst times; scripts/mrkit_report/stats.py on the host
+ * takes the ratio pair by pair (median, bootstrap interval) and the extra
+ * ns per operation.  bench_iters / 250 rounds (make bench: 100,000, 400
+ * rounds; make check runs the least, 8, in its KASAN build so that this
+ * cannot rot) of bursts of about 50 us each.
  *
  * W1, pool get+put at depths 32/128/1024, as get-then-put and as get k
- * (2, 8) then put all: mrkit against the real ib_mr_pool_get/put of
- * ib_core, an iSER-style private list under an irqsave spinlock, an
- * xprtrdma-style per-request lock-free cache with a locked fallback, and
- * a bare unlocked list (the floor).
- * W2, mapping 1/8/64/256 pages laid out contiguous, as page-sized entries,
- * as page-aligned discontiguous entries and with an unaligned head and
- * tail, on the fake device: mrkit_io_map + release against a bare
- * ib_map_mr_sg() of the same list and ib_sg_to_pages() with a no-op
- * callback (the floor).
- * Memory: bytes per descriptor beyond the provider's MR, and slab growth
- * for n/100, n/10 and n pools of depth 128 (n = bench_pools, 1000 in make
- * bench): creation time and memory per pool must stay flat.
- * W2 on rxe and siw, and W3, need real providers: bench_rdma.c.
+ * (2, 8) then put all: mrkit_mr_get/put against the real
+ * ib_mr_pool_get/put of ib_core.
+ * W2, mapping 1/8/16/64/256 pages laid out contiguous, as page-sized
+ * entries, as page-aligned discontiguous entries and with an unaligned
+ * head and tail, on the fake device: mrkit_io_map + release against a bare
+ * ib_map_mr_sg() of the same list (bench_w2_run(), also run on rxe and
+ * siw by bench_rdma.c).
+ * Memory: slab growth for n pools of depth 128 (n = bench_pools, 1000 in
+ * make bench) less that of n ib_mr_pool lists of the same MRs, per
+ * descriptor: everything mrkit adds to an MR, counted by the allocator
+ * (the descriptor with its slab rounding, its slot, the rkey index, the
+ * pool structure and its debugfs files); the same at depth 256 splits it
+ * into a per-descriptor and a per-pool part.  Creation time and memory
+ * per pool at n/10 and n pools: linear.
+ * W3 needs a real provider: bench_rdma.c.
  *
- * Every figure is the median (with min and max) of bench_reps repetitions
- * of bench_iters operations, implementations interleaved within each
- * repetition.  Lines start with "BENCH" for scripts/bench.sh.  The UML
- * kernel is uniprocessor: locks and atomics cost their instructions, not
- * cache-line transfers; this measures bookkeeping, not contention.
- * make check runs this with a tiny count so it cannot rot; make bench
- * runs 5 x 100,000.
+ * The UML kernel is uniprocessor: locks and atomics cost their
+ * instructions, not cache-line transfers; this measures bookkeeping, not
+ * contention (bench/bench_smp.c and bench/bench_w3_smp.c do, in a guest).
  */
 
 #include <kunit/test.h>
 #include <linux/ktime.h>
-#include <linux/list.h>
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
-#include <linux/sort.h>
+#include <linux/utsname.h>
 #include <linux/vmstat.h>
 #include <rdma/mr_pool.h>
 #include <rdma/mrkit.h>
 
-#include "mrkit_priv.h"
 #include "fake_dev.h"
 #include "test_util.h"
 #include "bench.h"
 
 unsigned int bench_iters = 200;
 module_param(bench_iters, uint, 0444);
-MODULE_PARM_DESC(bench_iters, "operations per repetition (make bench: 100000)");
-unsigned int bench_reps = 5;
-module_param(bench_reps, uint, 0444);
-MODULE_PARM_DESC(bench_reps, "repetitions (at least 5)");
+MODULE_PARM_DESC(bench_iters, "rounds of paired bursts x 250 (make bench: 100000)");
 
 static unsigned int bench_pools = 100;
 module_param(bench_pools, uint, 0444);
-MODULE_PARM_DESC(bench_pools, "pools in the largest slab-growth step (make bench: 1000)");
+MODULE_PARM_DESC(bench_pools, "pools in the memory measurement (make bench: 1000)");
 
 #define BENCH_MAX_K	8
 
-/* The anchors' pool shapes, written from their designs. */
-struct iser_pool {
-	spinlock_t		lock;	/* protects list */
-	struct list_head	list;
-};
+/**
+ * bench_plan - size a comparison and allocate its times
+ * @test: the running test (owns the allocation)
+ * @r: the comparison, with @impl and @nimpl set
+ *
+ * bench_iters / 250 rounds, at least %BENCH_MIN_PAIRS, at most
+ * %BENCH_MAX_PAIRS; the bursts' length is bench_rounds()'s.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int bench_plan(struct kunit *test, struct bench_run *r)
+{
+	r->rounds = clamp(bench_iters / 250, (unsigned int)BENCH_MIN_PAIRS,
+			  (unsigned int)BENCH_MAX_PAIRS);
+	if (!r->unit)
+		r->unit = 1;
+	r->t = kunit_kcalloc(test, r->rounds * r->nimpl, sizeof(*r->t),
+			     GFP_KERNEL);
+	return r->t ? 0 : -ENOMEM;
+}
 
-struct xprt_pool {
-	spinlock_t		lock;	/* the transport-wide fallback */
-	struct list_head	list;
-	struct list_head	req_free; /* one request's own cache, no lock */
-};
+/**
+ * bench_rounds - run a comparison
+ * @r: the comparison, planned
+ * @fn: runs and times one burst
+ * @ctx: its context
+ *
+ * First the bursts' length: doubled from one iteration until the slowest
+ * implementation's burst takes %BENCH_BURST_NS (UML's clock counts in
+ * steps of 256 ns: a burst is hundreds of them), which also warms every
+ * path.  Then in round i the implementations run in the order rotated by
+ * i, so each takes every place equally often (two: A B, B A, A B, ...).
+ */
+void bench_rounds(struct bench_run *r, bench_burst_t fn, void *ctx)
+{
+	unsigned int i, j, k, n = r->nimpl;
+	u64 slowest;
 
-struct bench_item {
-	struct list_head	node;
-};
+	for (r->burst = 1;; r->burst *= 2) {
+		slowest = 0;
+		for (k = 0; k < n; k++)
+			slowest = max(slowest, fn(ctx, r->impl[k], r->burst));
+		if (slowest >= BENCH_BURST_NS || r->burst >= BENCH_MAX_BURST)
+			break;
+	}
+	for (i = 0; i < r->rounds; i++) {
+		for (j = 0; j < n; j++) {
+			k = (i + j) % n;
+			r->t[i * n + k] = fn(ctx, r->impl[k], r->burst);
+		}
+		cond_resched();
+	}
+}
+
+/**
+ * bench_print - one line per round, for the host's statistics
+ * @test: the running test
+ * @r: the comparison, run
+ * @w: the workload (W1, W2, W3)
+ * @variant: the configuration, one word
+ * @pages: pages per I/O (1 where it does not apply)
+ * @impl: the implementation measured (impl[0], or the combination a
+ *	four-way comparison stands for)
+ * @base: the baseline (the last implementation)
+ *
+ * Two implementations print "PAIR ... t_impl t_base"; four print "PAIRD
+ * ... a b c d", which the host reads as the pair (a - b + c, d).
+ */
+void bench_print(struct kunit *test, const struct bench_run *r,
+		 const char *w, const char *variant, unsigned int pages,
+		 const char *impl, const char *base)
+{
+	const u64 *t = r->t;
+	unsigned int i;
+
+	for (i = 0; i < r->rounds; i++, t += r->nimpl) {
+		if (r->nimpl == 4)
+			kunit_info(test, "PAIRD %s %s %u %s %s %u %llu %llu %llu %llu\n",
+				   w, variant, pages, impl, base,
+				   r->burst * r->unit, t[0], t[1], t[2], t[3]);
+		else
+			kunit_info(test, "PAIR %s %s %u %s %s %u %llu %llu\n",
+				   w, variant, pages, impl, base,
+				   r->burst * r->unit, t[0], t[1]);
+	}
+}
 
 struct w1 {
 	struct ib_qp		*qp;	/* for ib_mr_pool_* */
 	struct mrkit_pool	*pool;
-	struct iser_pool	iser;
-	struct xprt_pool	xprt;
-	struct list_head	bare;
-	struct bench_item	*items;
+	unsigned int		k;	/* descriptors per I/O */
+	unsigned long		failed;
 };
 
-enum w1_impl { W1_MRKIT, W1_IB_MR_POOL, W1_ISER, W1_XPRT, W1_BARE, W1_NR };
+enum w1_impl { W1_MRKIT, W1_IB_MR_POOL };
 
-static const char * const w1_names[W1_NR] = {
-	"mrkit", "ib_mr_pool", "iser_list", "xprtrdma_cache", "bare_list",
-};
-
-static u64 w1_round(struct w1 *w, enum w1_impl impl, unsigned int k,
-		    unsigned int iters)
+/* @iters times: get k descriptors, then put them all. */
+static u64 w1_burst(void *ctx, unsigned int impl, unsigned int iters)
 {
+	struct w1 *w = ctx;
 	void *got[BENCH_MAX_K];
-	unsigned long flags;
-	struct bench_item *it;
 	unsigned int i, j;
 	u64 t0 = ktime_get_ns();
 
 	for (i = 0; i < iters; i++) {
-		for (j = 0; j < k; j++) {
-			switch (impl) {
-			case W1_MRKIT:
+		if (impl == W1_MRKIT) {
+			for (j = 0; j < w->k; j++)
 				got[j] = mrkit_mr_get(w->pool);
-				break;
-			case W1_IB_MR_POOL:
-				got[j] = ib_mr_pool_get(w->qp, &w->qp->rdma_mrs);
-				break;
-			case W1_ISER:
-				spin_lock_irqsave(&w->iser.lock, flags);
-				it = list_first_entry(&w->iser.list,
-						      struct bench_item, node);
-				list_del(&it->node);
-				spin_unlock_irqrestore(&w->iser.lock, flags);
-				got[j] = it;
-				break;
-			case W1_XPRT:
-				it = list_first_entry_or_null(&w->xprt.req_free,
-							      struct bench_item,
-							      node);
-				if (!it) {
-					spin_lock(&w->xprt.lock);
-					it = list_first_entry(&w->xprt.list,
-							      struct bench_item,
-							      node);
-					spin_unlock(&w->xprt.lock);
-				}
-				list_del(&it->node);
-				got[j] = it;
-				break;
-			default:
-				it = list_first_entry(&w->bare,
-						      struct bench_item, node);
-				list_del(&it->node);
-				got[j] = it;
-				break;
-			}
-		}
-		for (j = 0; j < k; j++) {
-			switch (impl) {
-			case W1_MRKIT:
+			for (j = 0; j < w->k; j++)
 				mrkit_mr_put(got[j]);
-				break;
-			case W1_IB_MR_POOL:
+		} else {
+			for (j = 0; j < w->k; j++)
+				got[j] = ib_mr_pool_get(w->qp, &w->qp->rdma_mrs);
+			for (j = 0; j < w->k; j++)
 				ib_mr_pool_put(w->qp, &w->qp->rdma_mrs, got[j]);
-				break;
-			case W1_ISER:
-				spin_lock_irqsave(&w->iser.lock, flags);
-				list_add(&((struct bench_item *)got[j])->node,
-					 &w->iser.list);
-				spin_unlock_irqrestore(&w->iser.lock, flags);
-				break;
-			case W1_XPRT:
-				/* Back to the request's own cache. */
-				list_add(&((struct bench_item *)got[j])->node,
-					 &w->xprt.req_free);
-				break;
-			default:
-				list_add(&((struct bench_item *)got[j])->node,
-					 &w->bare);
-				break;
-			}
 		}
 	}
-	return ktime_get_ns() - t0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median, min, max of @n samples, in ns per operation (x100). */
-void bench_stats(u64 *s, unsigned int n, unsigned int ops, u64 *med,
-		 u64 *min, u64 *max)
-{
-	sort(s, n, sizeof(*s), cmp_u64, NULL);
-	*med = div_u64(s[n / 2] * 100, ops);
-	*min = div_u64(s[0] * 100, ops);
-	*max = div_u64(s[n - 1] * 100, ops);
-}
-
-void bench_line(struct kunit *test, const char *w, const char *cfg,
-		const char *impl, u64 med, u64 min, u64 max, u64 base,
-		const char *base_name)
-{
-	kunit_info(test, "BENCH %s %s impl=%s median_ns=%llu.%02llu min=%llu.%02llu max=%llu.%02llu ratio_vs_%s=%llu.%03llu\n",
-		   w, cfg, impl, med / 100, med % 100, min / 100, min % 100,
-		   max / 100, max % 100, base_name,
-		   base ? div64_u64(med * 1000, base) / 1000 : 0,
-		   base ? div64_u64(med * 1000, base) % 1000 : 0);
+	t0 = ktime_get_ns() - t0;
+	for (j = 0; j < w->k; j++)
+		w->failed += IS_ERR_OR_NULL(got[j]);
+	return t0;
 }
 
 static void bench_w1_test(struct kunit *test)
@@ -197,71 +186,53 @@ static void bench_w1_test(struct kunit *test)
 	static const unsigned int ks[] = { 1, 2, 8 };
 	static const struct fake_dev_attr fattr = {};
 	struct fake_dev *fdev = fake_dev_create(test, &fattr);
-	unsigned int reps = bench_nreps();
-	u64 s[W1_NR][BENCH_MAX_REPS], med[W1_NR], mn[W1_NR], mx[W1_NR];
-	unsigned int d, ki, r, i;
-	char cfg[48];
-	struct w1 *w;
+	struct bench_run r = {
+		.impl = { W1_MRKIT, W1_IB_MR_POOL }, .nimpl = 2,
+	};
+	unsigned int d, ki;
+	char cfg[32];
+	struct w1 w = { .qp = fdev->qp };
 
-	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	w->qp = fdev->qp;
-	spin_lock_init(&w->qp->mr_lock);
-	INIT_LIST_HEAD(&w->qp->rdma_mrs);
+	kunit_info(test, "BENCH KERNEL uml release=%s\n", init_utsname()->release);
+	spin_lock_init(&w.qp->mr_lock);
+	INIT_LIST_HEAD(&w.qp->rdma_mrs);
 	for (d = 0; d < ARRAY_SIZE(depths); d++) {
 		struct mrkit_pool_attr attr = {
 			.name = "bench", .depth = depths[d], .pages_per_mr = 8,
 			.node = NUMA_NO_NODE,
 		};
 
-		w->pool = mrkit_pool_create(fdev->pd, &attr);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w->pool);
-		KUNIT_ASSERT_EQ(test, ib_mr_pool_init(w->qp, &w->qp->rdma_mrs,
+		w.pool = mrkit_pool_create(fdev->pd, &attr);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w.pool);
+		KUNIT_ASSERT_EQ(test, ib_mr_pool_init(w.qp, &w.qp->rdma_mrs,
 						      depths[d],
 						      IB_MR_TYPE_MEM_REG, 8, 0),
 				0);
-		w->items = kcalloc(3 * depths[d], sizeof(*w->items), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, w->items);
-		spin_lock_init(&w->iser.lock);
-		INIT_LIST_HEAD(&w->iser.list);
-		spin_lock_init(&w->xprt.lock);
-		INIT_LIST_HEAD(&w->xprt.list);
-		INIT_LIST_HEAD(&w->xprt.req_free);
-		INIT_LIST_HEAD(&w->bare);
-		for (i = 0; i < depths[d]; i++) {
-			list_add(&w->items[i].node, &w->iser.list);
-			list_add(&w->items[depths[d] + i].node, &w->xprt.list);
-			list_add(&w->items[2 * depths[d] + i].node, &w->bare);
-		}
-		if (d == 0) {
+		if (BENCH_RMW_COUNTED && d == 0) {
 			/* mrkit's locked RMWs per get+put (its annotations). */
-			unsigned long r0 = mrkit_rmw_ops;
+			unsigned long r0 = bench_rmw_ops();
 
-			w1_round(w, W1_MRKIT, 1, 1000);
-			kunit_info(test, "ATOMICS W1 mrkit per_io=%lu.%03lu\n",
-				   (mrkit_rmw_ops - r0) / 1000,
-				   (mrkit_rmw_ops - r0) % 1000);
+			w.k = 1;
+			w1_burst(&w, W1_MRKIT, 1000);
+			kunit_info(test, "ATOMICS W1 mrkit_fence per_io=%lu.%03lu\n",
+				   (bench_rmw_ops() - r0) / 1000,
+				   (bench_rmw_ops() - r0) % 1000);
 		}
 		for (ki = 0; ki < ARRAY_SIZE(ks); ki++) {
-			for (r = 0; r < reps; r++)
-				for (i = 0; i < W1_NR; i++)
-					s[i][r] = w1_round(w, i, ks[ki],
-							   bench_iters);
-			for (i = 0; i < W1_NR; i++)
-				bench_stats(s[i], reps, bench_iters * ks[ki],
-					    &med[i], &mn[i], &mx[i]);
-			snprintf(cfg, sizeof(cfg), "depth=%u get=%u", depths[d],
-				 ks[ki]);
-			for (i = 0; i < W1_NR; i++)
-				bench_line(test, "W1", cfg, w1_names[i], med[i],
-					   mn[i], mx[i], med[W1_IB_MR_POOL],
-					   "ib_mr_pool");
-			KUNIT_EXPECT_EQ(test, in_use(w->pool), 0U);
+			/* ns per descriptor got and put */
+			w.k = ks[ki];
+			r.unit = ks[ki];
+			KUNIT_ASSERT_EQ(test, bench_plan(test, &r), 0);
+			bench_rounds(&r, w1_burst, &w);
+			snprintf(cfg, sizeof(cfg), "d%u_get%u", depths[d], ks[ki]);
+			bench_print(test, &r, "W1", cfg, 1, "mrkit_fence",
+				    "ib_mr_pool");
+			KUNIT_EXPECT_EQ(test, in_use(w.pool), 0U);
 		}
-		ib_mr_pool_destroy(w->qp, &w->qp->rdma_mrs);
-		mrkit_pool_destroy(w->pool);
-		kfree(w->items);
+		ib_mr_pool_destroy(w.qp, &w.qp->rdma_mrs);
+		mrkit_pool_destroy(w.pool);
 	}
+	KUNIT_EXPECT_EQ(test, w.failed, 0UL);
 }
 
 /* W2 layouts: @n pages. */
@@ -297,36 +268,37 @@ static int w2_sg(struct scatterlist *sg, enum w2_layout l, unsigned int n)
 	}
 }
 
-static int noop_set_page(struct ib_mr *mr, u64 addr)
-{
-	return 0;
-}
+enum w2_impl { W2_MRKIT, W2_BARE };
 
-enum w2_impl { W2_MRKIT, W2_BARE, W2_FLOOR, W2_NR_IMPL };
-
-static const char * const w2_impl_names[W2_NR_IMPL] = {
-	"mrkit_map+release", "ib_map_mr_sg", "ib_sg_to_pages_noop",
+struct w2 {
+	struct mrkit_pool	*pool;
+	struct ib_mr		*mr;
+	struct scatterlist	*sg;
+	int			nents;
+	unsigned long		bad;
 };
 
-/* One mapping of @sg by @impl; returns what the mapping call returned. */
-static int w2_once(enum w2_impl impl, struct mrkit_pool *pool,
-		   struct ib_mr *mr, struct scatterlist *sg, int nents)
+/* @iters mappings of the list: mrkit's map + release, or a bare map. */
+static u64 w2_burst(void *ctx, unsigned int impl, unsigned int iters)
 {
+	struct w2 *w = ctx;
 	struct mrkit_io io;
+	unsigned int i;
+	u64 t0 = ktime_get_ns();
 	int n;
 
-	switch (impl) {
-	case W2_MRKIT:
-		mrkit_io_init(&io, pool, MRKIT_PEER_WRITES, NULL);
-		n = mrkit_io_map(&io, sg, nents, 0);
-		mrkit_io_release(&io, 0);
-		return n;
-	case W2_BARE:
-		return ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
-	default:
-		mr->page_size = PAGE_SIZE;
-		return ib_sg_to_pages(mr, sg, nents, NULL, noop_set_page);
+	for (i = 0; i < iters; i++) {
+		if (impl == W2_MRKIT) {
+			mrkit_io_init(&io, w->pool, MRKIT_PEER_WRITES, NULL);
+			n = mrkit_io_map(&io, w->sg, w->nents, 0);
+			mrkit_io_release(&io, 0);
+		} else {
+			n = ib_map_mr_sg(w->mr, w->sg, w->nents, NULL,
+					 PAGE_SIZE);
+		}
+		w->bad += n <= 0;
 	}
+	return ktime_get_ns() - t0;
 }
 
 /**
@@ -337,60 +309,43 @@ static int w2_once(enum w2_impl impl, struct mrkit_pool *pool,
  */
 void bench_w2_run(struct kunit *test, const char *devname, struct ib_pd *pd)
 {
-	static const unsigned int pages[] = { 1, 8, 64, 256 };
+	static const unsigned int pages[] = { 1, 8, 16, 64, 256 };
 	struct mrkit_pool_attr attr = {
 		.name = "bench2", .depth = 4, .pages_per_mr = 256,
 		.node = NUMA_NO_NODE,
 	};
-	unsigned int reps = bench_nreps();
-	u64 s[W2_NR_IMPL][BENCH_MAX_REPS], med[W2_NR_IMPL];
-	struct mrkit_pool *pool;
-	u64 mn[W2_NR_IMPL], mx[W2_NR_IMPL];
-	unsigned int p, l, r, i, it;
-	unsigned int bad = 0;
-	struct scatterlist *sg;
-	struct ib_mr *mr;
-	char cfg[64];
-	int nents;
+	struct bench_run r = { .impl = { W2_MRKIT, W2_BARE }, .nimpl = 2 };
+	struct w2 w = {};
+	unsigned int p, l;
+	char cfg[48];
 
-	sg = kunit_kcalloc(test, 256, sizeof(*sg), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sg);
-	pool = mrkit_pool_create(pd, &attr);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 256);
-	if (IS_ERR(mr)) {
-		KUNIT_FAIL(test, "ib_alloc_mr: %ld", PTR_ERR(mr));
-		mrkit_pool_destroy(pool);
+	w.sg = kunit_kcalloc(test, 256, sizeof(*w.sg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w.sg);
+	w.pool = mrkit_pool_create(pd, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w.pool);
+	w.mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 256);
+	if (IS_ERR(w.mr)) {
+		KUNIT_FAIL(test, "ib_alloc_mr: %ld", PTR_ERR(w.mr));
+		mrkit_pool_destroy(w.pool);
 		return;
 	}
 	for (p = 0; p < ARRAY_SIZE(pages); p++) {
 		for (l = 0; l < W2_NR; l++) {
-			nents = w2_sg(sg, l, pages[p]);
-			for (r = 0; r < reps; r++) {
-				for (i = 0; i < W2_NR_IMPL; i++) {
-					u64 t0 = ktime_get_ns();
-
-					for (it = 0; it < bench_iters; it++)
-						bad += w2_once(i, pool, mr, sg,
-							       nents) <= 0;
-					s[i][r] = ktime_get_ns() - t0;
-				}
+			w.nents = w2_sg(w.sg, l, pages[p]);
+			if (bench_plan(test, &r)) {
+				w.bad++;
+				break;
 			}
-			for (i = 0; i < W2_NR_IMPL; i++)
-				bench_stats(s[i], reps, bench_iters, &med[i],
-					    &mn[i], &mx[i]);
-			snprintf(cfg, sizeof(cfg), "dev=%s pages=%u layout=%s",
-				 devname, pages[p], w2_names[l]);
-			for (i = 0; i < W2_NR_IMPL; i++)
-				bench_line(test, "W2", cfg, w2_impl_names[i],
-					   med[i], mn[i], mx[i], med[W2_BARE],
-					   "ib_map_mr_sg");
+			bench_rounds(&r, w2_burst, &w);
+			snprintf(cfg, sizeof(cfg), "%s_%s", devname, w2_names[l]);
+			bench_print(test, &r, "W2", cfg, pages[p], "mrkit_fence",
+				    "ib_map_mr_sg");
 		}
 	}
-	ib_dereg_mr(mr);
-	KUNIT_EXPECT_EQ(test, bad, 0U);	/* every mapping mapped */
-	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
-	mrkit_pool_destroy(pool);
+	ib_dereg_mr(w.mr);
+	KUNIT_EXPECT_EQ(test, w.bad, 0UL);	/* every mapping mapped */
+	KUNIT_EXPECT_EQ(test, in_use(w.pool), 0U);
+	mrkit_pool_destroy(w.pool);
 }
 
 static void bench_w2_test(struct kunit *test)
@@ -399,28 +354,6 @@ static void bench_w2_test(struct kunit *test)
 	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 
 	bench_w2_run(test, "fake", fdev->pd);
-}
-
-static void bench_memory_test(struct kunit *test)
-{
-	static const struct fake_dev_attr fattr = {};
-	struct fake_dev *fdev = fake_dev_create(test, &fattr);
-	struct mrkit_pool_attr attr = {
-		.name = "bench3", .depth = 128, .pages_per_mr = 8,
-		.node = NUMA_NO_NODE,
-	};
-	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
-	size_t desc = ksize(pool->descs[0]);
-
-	/*
-	 * The descriptor object and its pool slot; the pool structure, the
-	 * rkey index and debugfs are in the slab-growth figure.
-	 */
-	kunit_info(test, "BENCH IOSIZE bytes=%zu\n", sizeof(struct mrkit_io));
-	kunit_info(test, "BENCH MEM descriptor sizeof=%zu slab_object=%zu slot=%zu pool_struct=%zu (per pool)\n",
-		   sizeof(struct mrkit_mr), desc, sizeof(*pool->descs),
-		   ksize(pool));
-	KUNIT_EXPECT_LE(test, sizeof(struct mrkit_mr), desc);
 }
 
 /*
@@ -434,83 +367,114 @@ static s64 slab_bytes(void)
 	       PAGE_SIZE;
 }
 
-#define SLAB_DEPTH	128
+struct mem {
+	struct fake_dev		*fdev;
+	struct mrkit_pool	**pools;
+	struct list_head	*lists;
+	u64			ns;	/* creation time of the last step */
+	unsigned int		made;
+};
 
 /*
- * Memory, slab growth: n/100, n/10 and n pools of depth 128 on the fake
- * device (n = bench_pools, 1000 in make bench).  Creation time and slab
- * memory per pool must not grow with the number of pools.  What is not
- * the provider's MR (its slab objects, known exactly) is counted as
- * mrkit's: the descriptor, its slot, the rkey index, the pool and its
- * debugfs files (and ib_core's restrack entry for the MR).
+ * Slab growth for @n pools of @depth descriptors, mrkit's or (@ib)
+ * ib_mr_pool lists of the same MRs on one QP; everything is freed again.
  */
-static void bench_slab_test(struct kunit *test)
+static s64 mem_step(struct mem *m, unsigned int n, u32 depth, bool ib)
 {
-	static const struct fake_dev_attr fattr = {};
-	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_pool_attr attr = {
-		.name = "slab", .depth = SLAB_DEPTH, .pages_per_mr = 8,
+		.name = "slab", .depth = depth, .pages_per_mr = 8,
 		.node = NUMA_NO_NODE,
 	};
-	unsigned int n = max(bench_pools, 100U), steps[3];
-	s64 per_bytes[3], prov, b0;
-	u64 per_ns[3], t0;
-	struct mrkit_pool **pools;
-	struct ib_mr **mrs;
-	unsigned int st, i;
-	bool linear;
+	struct ib_qp *qp = m->fdev->qp;
+	s64 b0 = slab_bytes(), grown;
+	unsigned int i;
+	u64 t0 = ktime_get_ns();
 
-	steps[0] = n / 100;
-	steps[1] = n / 10;
-	steps[2] = n;
-	pools = kunit_kcalloc(test, n, sizeof(*pools), GFP_KERNEL);
-	mrs = kunit_kcalloc(test, 1, sizeof(*mrs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pools);
-	KUNIT_ASSERT_NOT_NULL(test, mrs);
-
-	/* The provider's share, exactly: the fake MR and its page list. */
-	mrs[0] = ib_alloc_mr(fdev->pd, IB_MR_TYPE_MEM_REG, 8);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mrs[0]));
-	prov = ksize(to_fake_mr(mrs[0])) + ksize(to_fake_mr(mrs[0])->pages);
-	ib_dereg_mr(mrs[0]);
-
-	for (st = 0; st < ARRAY_SIZE(steps); st++) {
-		b0 = slab_bytes();
-		t0 = ktime_get_ns();
-		for (i = 0; i < steps[st]; i++) {
-			pools[i] = mrkit_pool_create(fdev->pd, &attr);
-			if (IS_ERR(pools[i]))
+	for (i = 0; i < n; i++) {
+		if (ib) {
+			INIT_LIST_HEAD(&m->lists[i]);
+			if (ib_mr_pool_init(qp, &m->lists[i], depth,
+					    IB_MR_TYPE_MEM_REG, 8, 0))
+				break;
+		} else {
+			m->pools[i] = mrkit_pool_create(m->fdev->pd, &attr);
+			if (IS_ERR(m->pools[i]))
 				break;
 		}
-		per_ns[st] = div_u64(ktime_get_ns() - t0, max(i, 1U));
-		per_bytes[st] = div_s64(slab_bytes() - b0, max(i, 1U));
-		KUNIT_EXPECT_EQ(test, i, steps[st]);
-		while (i--)
-			mrkit_pool_destroy(pools[i]);
-		kunit_info(test, "BENCH SLAB pools=%u depth=%u create_us_per_pool=%llu.%03llu slab_bytes_per_pool=%lld per_descriptor=%lld provider_mr=%lld mrkit=%lld\n",
-			   steps[st], SLAB_DEPTH, per_ns[st] / 1000,
-			   per_ns[st] % 1000, per_bytes[st],
-			   div_s64(per_bytes[st], SLAB_DEPTH), prov,
-			   div_s64(per_bytes[st], SLAB_DEPTH) - prov);
 	}
+	m->ns = ktime_get_ns() - t0;
+	grown = slab_bytes() - b0;
+	m->made = i;
+	while (i--) {
+		if (ib)
+			ib_mr_pool_destroy(qp, &m->lists[i]);
+		else
+			mrkit_pool_destroy(m->pools[i]);
+	}
+	return grown;
+}
+
+#define MEM_DEPTH	128
+
+/*
+ * Memory: what mrkit adds to each MR, all costs counted by the allocator:
+ * slab growth for n pools of depth 128 less that of n ib_mr_pool lists
+ * of the same MRs (ib_alloc_mr's own objects, the provider's and ib_core's,
+ * cancel out), per descriptor (n = bench_pools, 1000 in make bench).  The
+ * same at depth 256 gives the per-descriptor part (the slope) and the
+ * per-pool part (the rest).  Creation time and memory per pool for n/10
+ * and n pools must not grow with the number of pools.
+ */
+static void bench_memory_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	unsigned int n = max(bench_pools, 100U);
+	s64 mk128, ib128, mk256, ib256, tenth, per, slope;
+	u64 ns_tenth, ns_all;
+	struct mem m = {};
+	bool linear;
+
+	m.fdev = fake_dev_create(test, &fattr);
+	m.pools = kunit_kcalloc(test, n, sizeof(*m.pools), GFP_KERNEL);
+	m.lists = kunit_kcalloc(test, n, sizeof(*m.lists), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.pools);
+	KUNIT_ASSERT_NOT_NULL(test, m.lists);
+	spin_lock_init(&m.fdev->qp->mr_lock);
+
+	kunit_info(test, "BENCH IOSIZE bytes=%zu\n", sizeof(struct mrkit_io));
+	tenth = mem_step(&m, n / 10, MEM_DEPTH, false);
+	ns_tenth = m.ns;
+	KUNIT_EXPECT_EQ(test, m.made, n / 10);
+	mk128 = mem_step(&m, n, MEM_DEPTH, false);
+	ns_all = m.ns;
+	KUNIT_EXPECT_EQ(test, m.made, n);
+	ib128 = mem_step(&m, n, MEM_DEPTH, true);
+	KUNIT_EXPECT_EQ(test, m.made, n);
+	mk256 = mem_step(&m, n, 2 * MEM_DEPTH, false);
+	KUNIT_EXPECT_EQ(test, m.made, n);
+	ib256 = mem_step(&m, n, 2 * MEM_DEPTH, true);
+	KUNIT_EXPECT_EQ(test, m.made, n);
+
+	per = div_s64(mk128 - ib128, n * MEM_DEPTH);
+	slope = div_s64(mk256 - ib256 - (mk128 - ib128), n * MEM_DEPTH);
+	kunit_info(test, "BENCH MEMORY per_desc=%lld depth=%u pools=%u per_descriptor_part=%lld per_pool_part=%lld\n",
+		   per, MEM_DEPTH, n, slope,
+		   div_s64(mk128 - ib128, n) - slope * MEM_DEPTH);
 	/* Linear: the per-pool cost of n pools within 1.5x that of n/10. */
-	linear = per_ns[2] * 2 <= per_ns[1] * 3 &&
-		 per_bytes[1] > 0 && per_bytes[2] * 2 <= per_bytes[1] * 3;
-	kunit_info(test, "BENCH SLABGOAL linear=%s time_ratio=%llu.%02llu bytes_ratio=%lld.%02lld\n",
-		   linear ? "met" : "not_met",
-		   div64_u64(per_ns[2] * 100, max(per_ns[1], 1ULL)) / 100,
-		   div64_u64(per_ns[2] * 100, max(per_ns[1], 1ULL)) % 100,
-		   div64_s64(per_bytes[2] * 100, max(per_bytes[1], 1LL)) / 100,
-		   abs(div64_s64(per_bytes[2] * 100, max(per_bytes[1], 1LL)) % 100));
+	linear = ns_all * 2 * (n / 10) <= ns_tenth * 3 * n &&
+		 tenth > 0 && mk128 * 2 * (n / 10) <= tenth * 3 * n;
+	kunit_info(test, "BENCH SLAB pools=%u,%u create_us_per_pool=%llu,%llu slab_bytes_per_pool=%lld,%lld linear=%s\n",
+		   n / 10, n, div_u64(ns_tenth, max(n / 10, 1U) * 1000),
+		   div_u64(ns_all, n * 1000), div_s64(tenth, max(n / 10, 1U)),
+		   div_s64(mk128, n), linear ? "met" : "not_met");
 	/* Every pool's memory came back. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m.fdev->mrs_alive), 0);
 }
 
 static struct kunit_case mrkit_bench_cases[] = {
 	KUNIT_CASE(bench_w1_test),
 	KUNIT_CASE(bench_w2_test),
 	KUNIT_CASE(bench_memory_test),
-	KUNIT_CASE(bench_slab_test),
 	{}
 };
 

@@ -43,7 +43,7 @@ mkdir -p "$src"
 (cd "$proj" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$src")
 log=$out/arm64-build.log
 if ! KBUILD_MODPOST_WARN=1 make -C "$kobj" M="$src" "${cross[@]}" CONFIG_MRKIT=m \
-	CONFIG_MRKIT_SAMPLES=m W=1 C=2 -j"$(nproc)" modules >"$log" 2>&1; then
+	CONFIG_MRKIT_SAMPLES=m CONFIG_MRKIT_BENCH=m W=1 C=2 -j"$(nproc)" modules >"$log" 2>&1; then
 	grep -E 'error' "$log" | head -n 30
 	echo "cross-arm64: build FAILED (see $log)"
 	exit 1

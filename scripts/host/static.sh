@@ -88,7 +88,7 @@ fi
 
 make -C "$kdir" M="$proj" CONFIG_MRKIT=m clean > /dev/null 2>&1 || true
 if gate "out-of-tree build (W=1, sparse)" "$out/oot-build.log" 'warning:|error:|WARNING:' \
-	make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m W=1 C=2 modules; then
+	make -C "$kdir" M="$proj" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m CONFIG_MRKIT_BENCH=m W=1 C=2 modules; then
 	modinfo -F vermagic "$proj/mrkit.ko" | sed 's/^/static: out-of-tree mrkit.ko vermagic: /'
 	echo "static: out-of-tree build (W=1, sparse): ok"
 	# One I/O's fence cycle calls no mrkit function out of line but

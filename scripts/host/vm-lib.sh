@@ -130,7 +130,7 @@ vm_get_kimg() {
 
 vm_make_mrkit() {
 	rmdir "$1" && mv "$2" "$1" &&
-	make -s -C "$kdir" M="$1" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m \
+	make -s -C "$kdir" M="$1" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m CONFIG_MRKIT_BENCH=m \
 		modules >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; return 1; }
 }
 
@@ -144,8 +144,8 @@ vm_build_mrkit() {
 	[ -f "$src/Kbuild" ] ||
 		{ rm -rf "$src"; echo "vm_build_mrkit: no sources from $proj (a git checkout?)" >&2; return 1; }
 	key=$( { (cd "$src" &&
-		    find Kbuild Kconfig mrkit_priv.h include mrpool frwr sigmr \
-			 samples -type f -print0 | sort -z | xargs -0 sha256sum)
+		    find Kbuild Kconfig ./*.c ./*.h include mrpool frwr sigmr \
+			 samples bench -type f -print0 | sort -z | xargs -0 sha256sum)
 		  echo "$kdir"; } | vm_key)
 	vm_cached mrkit "$key" vm_make_mrkit "$src"
 	rm -rf "$src"

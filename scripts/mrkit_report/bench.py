@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""make bench's report, from the benchmarks' raw per-burst lines.
+
+  python3 -m mrkit_report.bench parse --uml LOG --vm LOG --out RESULTS.json [--proj DIR]
+      every figure (PARITY lines: the median of the paired ratios, its 95%
+      bootstrap interval, the extra ns per operation), MEMORY, the goals
+      as met / not met from the intervals' upper bounds, and for each goal
+      not met a COST line saying what is left, from this run's figures;
+      all of it, with the machine, the kernels, the date and the commit,
+      into RESULTS.json.
+  python3 -m mrkit_report.bench table RESULTS.json
+      the short performance table for the documentation (Markdown), from
+      such a file: nothing in it is written by hand.
+
+The statistics are scripts/mrkit_report/stats.py's.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+from mrkit_report import stats
+
+BASELINE = {"W1": "ib_mr_pool", "W2": "ib_map_mr_sg", "W3": "nvme_style",
+            "W3SMP": "nvme_style"}
+LOCAL_INV = ("local_inv", "caller_mapped")
+REMOTE_INV = ("remote_inv", "caller_mapped_remote_inv")
+MRKIT = ("mrkit_fence", "mrkit_lazy", "mrkit_cached")
+
+
+def goal_defs():
+    """(name, limit, predicate over a figure) for every goal."""
+    g = []
+    for where, w, pre in (("UML", "W3", ""), ("SMP guest, same CPU", "W3SMP", "same_")):
+        loc = tuple(pre + v for v in LOCAL_INV)
+        rem = tuple(pre + v for v in REMOTE_INV)
+        g.append((f"W3 fence and lazy vs nvme_style, 1 and 16 pages ({where})", 1.00,
+                  lambda f, w=w, loc=loc: f["w"] == w and f["variant"] in loc and
+                  f["impl"] in MRKIT[:2] and f["pages"] in (1, 16)))
+        g.append((f"W3 fence and lazy vs nvme_style, 256 pages ({where})", 1.05,
+                  lambda f, w=w, loc=loc: f["w"] == w and f["variant"] in loc and
+                  f["impl"] in MRKIT[:2] and f["pages"] == 256))
+        g.append((f"W3 cached vs nvme_style, one page ({where})", 0.80,
+                  lambda f, w=w, loc=loc, rem=rem: f["w"] == w and f["variant"] in loc + rem and
+                  f["impl"] == "mrkit_cached" and f["pages"] == 1))
+        g.append((f"W3 remote invalidation vs nvme_style ({where})", 1.00,
+                  lambda f, w=w, rem=rem: f["w"] == w and f["variant"] in rem))
+    for dev in ("rxe", "siw"):
+        g.append((f"W2 map vs bare ib_map_mr_sg, every layout and size ({dev})", 1.05,
+                  lambda f, dev=dev: f["w"] == "W2" and f["variant"].startswith(dev + "_")))
+    g.append(("W1 with per-I/O caching vs ib_mr_pool (UML)", 0.50,
+              lambda f: f["w"] == "W1" and f["impl"] == "mrkit_cached"))
+    return g
+
+
+def last(pattern, lines):
+    """The groups of the last line matching pattern, or None."""
+    m = None
+    for line in lines:
+        x = re.search(pattern, line)
+        if x:
+            m = x
+    return m.groups() if m else None
+
+
+def git(proj, *args):
+    try:
+        return subprocess.run(["git", "-C", proj, *args], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def machine():
+    model = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu_model": model, "nproc": os.cpu_count(), "host_kernel": platform.release()}
+
+
+def figures(lines):
+    out = []
+    for (w, var, pages, impl, base), pairs in stats.parse_pairs(lines).items():
+        f = stats.figure(pairs, f"{w} {var} {pages} {impl} {base}")
+        out.append({"w": w, "variant": var, "pages": pages, "impl": impl, "baseline": base, **f})
+    return out
+
+
+def find(figs, w, variant, pages, impl):
+    for f in figs:
+        if (f["w"], f["variant"], f["pages"], f["impl"]) == (w, variant, pages, impl):
+            return f
+    return None
+
+
+def costs(goal, limit, bad, figs, mem):
+    """What is left of one unmet goal: lines from this run's figures."""
+    out = []
+    worst = max(bad, key=lambda f: f["ratio"])
+    left = (worst["ratio"] - limit) * worst["base_ns"]
+    out.append(f"COST {goal}: {len(bad)} figure(s) with hi above {limit:.2f}; the furthest, {worst['w']} "
+               f"{worst['variant']} pages={worst['pages']} {worst['impl']}: {worst['ratio']:.3f} x "
+               f"(hi {worst['hi']:.3f}), {worst['extra_ns']:.1f} ns per operation over the baseline's "
+               f"{worst['base_ns']:.1f}: {left:.1f} ns to remove for the median to reach {limit:.2f} x, "
+               f"more for the upper bound")
+    if worst["w"] in ("W3", "W3SMP"):
+        var = worst["variant"].removeprefix("same_").removeprefix("cross_")
+        w3 = find(figs, "W3", var, worst["pages"], worst["impl"])
+        pool = find(figs, "W1", "d32_get1", 1, "mrkit_fence")
+        w2 = find(figs, "W2", "rxe_page_entries", worst["pages"], "mrkit_fence")
+        if w3 and pool and w2:
+            rest = w3["extra_ns"] - pool["extra_ns"] - w2["extra_ns"]
+            tot = w3["extra_ns"]
+            share = (lambda v: f" ({100 * v / tot:.0f}%)") if tot > 0 else (lambda v: "")
+            out.append(f"COST {goal}: UML's {w3['extra_ns']:.1f} ns extra per I/O ({var}, pages={worst['pages']}, "
+                       f"{worst['impl']}) = pool get+put {pool['extra_ns']:.1f}{share(pool['extra_ns'])} (W1 d32_get1) "
+                       f"+ map and release {w2['extra_ns']:.1f}{share(w2['extra_ns'])} (W2 rxe_page_entries) "
+                       f"+ the rest {rest:.1f}{share(rest)} (I/O state, chain building, invalidation bookkeeping)")
+    elif worst["w"] == "W2":
+        dev, lay = worst["variant"].split("_", 1)
+        one = find(figs, "W2", worst["variant"], 1, worst["impl"])
+        if one:
+            line = (f"COST {goal}: {worst['variant']}: {one['extra_ns']:.1f} ns per map is fixed "
+                    f"(descriptor get/put and I/O set-up, the one-page figure)")
+            if lay in ("page_entries", "aligned_gapped") and worst["pages"] > 1:
+                per = (worst["extra_ns"] - one["extra_ns"]) / (worst["pages"] - 1)
+                line += f", {per:.2f} ns per further entry ({worst['pages']} pages)"
+            out.append(line)
+    return out
+
+
+def parse(args):
+    def read(path):
+        if not path or not os.path.exists(path):
+            return []
+        return open(path, errors="replace").read().splitlines()
+
+    uml, vm = read(args.uml), read(args.vm)
+    figs = figures(uml + vm)
+    res = {
+        "machine": machine(),
+        "kernel": {
+            "host": platform.release(),
+            "uml": (last(r"BENCH KERNEL uml release=(\S+)", uml) or ["?"])[0],
+            "guest": (last(r"MRKIT-VM KERNEL release=(\S+)", vm) or ["?"])[0],
+        },
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": git(args.proj, "rev-parse", "HEAD"),
+        "dirty": bool(git(args.proj, "status", "--porcelain", "--untracked-files=no")),
+        "method": "paired bursts in rotating order; ratio = median of per-pair ratios, "
+                  "lo/hi = 95% bootstrap interval, extra_ns = median per-pair difference per operation",
+        "figures": figs,
+    }
+    for f in figs:
+        print(stats.parity_line(f["w"], f["variant"], f["pages"], f["impl"], f))
+    mem = last(r"BENCH MEMORY per_desc=(-?\d+) depth=(\d+) pools=(\d+) per_descriptor_part=(-?\d+) "
+               r"per_pool_part=(-?\d+)", uml)
+    if mem:
+        mem = dict(zip(("per_desc", "depth", "pools", "per_descriptor_part", "per_pool_part"),
+                       (int(x) for x in mem)))
+        res["memory"] = mem
+        print(f"MEMORY per_desc={mem['per_desc']}")
+    info = [m.group(0) for line in uml + vm
+            for m in [re.search(r"(ATOMICS .*|BENCH (W3ALLOC|SLAB|IOSIZE) .*)", line)] if m]
+    res["info"] = info
+    goals, cost = [], []
+    for name, limit, pred in goal_defs():
+        sel = [f for f in figs if pred(f)]
+        if not sel:
+            goals.append({"goal": name, "limit": limit, "result": "not measured"})
+            why = ("this build's mrkit.h has no MRKIT_POOL_IO_CACHE" if "cach" in name
+                   else "no figure in the logs")
+            cost.append(f"COST {name}: not measured: {why}")
+            continue
+        bad = [f for f in sel if not stats.goal_met(f, limit)]
+        worst = max(sel, key=lambda f: f["hi"])
+        goals.append({"goal": name, "limit": limit, "result": "not met" if bad else "met",
+                      "worst_hi": worst["hi"], "figures": len(sel)})
+        if bad:
+            cost += costs(name, limit, bad, figs, mem)
+    if mem:
+        ok = mem["per_desc"] <= 128
+        goals.append({"goal": "memory per descriptor beyond the provider's MR", "limit": 128,
+                      "result": "met" if ok else "not met", "worst_hi": mem["per_desc"]})
+        if not ok:
+            cost.append(f"COST memory: {mem['per_desc']} bytes per descriptor, {mem['per_desc'] - 128} over 128: "
+                        f"{mem['per_descriptor_part']} bytes grow with each descriptor (object with its slab "
+                        f"rounding, slot, rkey index) and {mem['per_pool_part']} bytes per pool "
+                        f"({mem['per_pool_part'] / mem['depth']:.1f} per descriptor at depth {mem['depth']}: "
+                        f"the pool structure, its debugfs files)")
+    else:
+        goals.append({"goal": "memory per descriptor beyond the provider's MR", "limit": 128,
+                      "result": "not measured"})
+        cost.append("COST memory: not measured: no BENCH MEMORY line")
+    res["goals"] = goals
+    res["costs"] = cost
+    print()
+    print("goals (met only when the 95% interval's upper bound is within the limit):")
+    for g in goals:
+        extra = f" (worst {g['worst_hi']:.3f}, {g['figures']} figures)" if "figures" in g else (
+            f" ({g['worst_hi']} bytes)" if "worst_hi" in g else "")
+        print(f"  {g['goal']}: <= {g['limit']}: {g['result']}{extra}")
+    for c in cost:
+        print(c)
+    for i in info:
+        print(i)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(res, f, indent=1)
+        print(f"results: {args.out}")
+    return 0
+
+
+def table(args):
+    res = json.load(open(args.results))
+    m, k = res["machine"], res["kernel"]
+    o = [f"Generated by `scripts/bench-report.py table` from make bench's results "
+         f"({res['date']}, commit {res['commit'][:12]}{' with local changes' if res.get('dirty') else ''}; "
+         f"{m['cpu_model']}, {m['nproc']} CPUs, host kernel {k['host']}, UML {k['uml']}, guest {k['guest']}).",
+         "Ratio: median of paired-burst ratios mrkit / baseline; interval: 95% bootstrap; "
+         "extra: median ns per operation over the baseline.", ""]
+    o += ["| goal | limit | result | worst upper bound |", "|---|---|---|---|"]
+    for g in res["goals"]:
+        w = g.get("worst_hi")
+        o.append(f"| {g['goal']} | {g['limit']} | {g['result']} | "
+                 f"{'-' if w is None else (w if isinstance(w, int) else f'{w:.3f}')} |")
+    o += ["", "| workload | variant | pages | mrkit | ratio | 95% interval | extra ns |",
+          "|---|---|---|---|---|---|---|"]
+    # Short: W1 at depth 128 and in the guest, W2 each layout's worst size
+    # on rxe and siw, W3 in UML and in the guest on one CPU.
+    w2worst = {}
+    for f in res["figures"]:
+        if f["w"] == "W2" and f["variant"].split("_", 1)[0] in ("rxe", "siw"):
+            k = f["variant"]
+            if k not in w2worst or f["ratio"] > w2worst[k]["ratio"]:
+                w2worst[k] = f
+    for f in res["figures"]:
+        if f["w"] == "W1" and not f["variant"].startswith(("d128_", "smp_", "io_cache")):
+            continue
+        if f["w"] == "W2" and w2worst.get(f["variant"]) is not f:
+            continue
+        if f["w"] == "W3SMP" and not f["variant"].startswith("same_"):
+            continue
+        o.append(f"| {f['w']} vs {f['baseline']} | {f['variant']} | {f['pages']} | {f['impl']} | "
+                 f"{f['ratio']:.3f} | {f['lo']:.3f}-{f['hi']:.3f} | {f['extra_ns']:.1f} |")
+    if "memory" in res:
+        mem = res["memory"]
+        o += ["", f"Memory: {mem['per_desc']} bytes per descriptor beyond the provider's MR "
+              f"({mem['per_descriptor_part']} per descriptor + {mem['per_pool_part']} per pool of "
+              f"{mem['depth']})."]
+    print("\n".join(o))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("parse")
+    p.add_argument("--uml")
+    p.add_argument("--vm")
+    p.add_argument("--out")
+    p.add_argument("--proj", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    t = sub.add_parser("table")
+    t.add_argument("results")
+    a = ap.parse_args()
+    return parse(a) if a.cmd == "parse" else table(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

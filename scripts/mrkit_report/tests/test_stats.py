@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Unit tests of scripts/mrkit_report/stats.py (python3 -m unittest)."""
+
+import os
+import random
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+from mrkit_report import stats  # noqa: E402
+
+
+class MedianQuantile(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(stats.median([3, 1, 2]), 2)
+        self.assertEqual(stats.median([4, 1, 3, 2]), 2.5)
+        self.assertRaises(ValueError, stats.median, [])
+
+    def test_quantile(self):
+        s = [0, 10, 20, 30, 40]
+        self.assertEqual(stats.quantile(s, 0), 0)
+        self.assertEqual(stats.quantile(s, 1), 40)
+        self.assertEqual(stats.quantile(s, 0.5), 20)
+        self.assertAlmostEqual(stats.quantile(s, 0.1), 4)
+
+
+class Bootstrap(unittest.TestCase):
+    def test_same_input_same_interval(self):
+        xs = [1 + random.Random(1).random() for _ in range(200)]
+        a = stats.bootstrap_median_ci(xs, "W3 x")
+        b = stats.bootstrap_median_ci(list(xs), "W3 x")
+        self.assertEqual(a, b)
+
+    def test_interval_brackets_median(self):
+        rng = random.Random(7)
+        xs = [rng.gauss(1.0, 0.05) for _ in range(301)]
+        lo, hi = stats.bootstrap_median_ci(xs, "k")
+        m = stats.median(xs)
+        self.assertLessEqual(lo, m)
+        self.assertGreaterEqual(hi, m)
+        # 301 samples of sd 0.05: the median is known to about +-0.007.
+        self.assertLess(hi - lo, 0.03)
+        self.assertGreater(hi - lo, 0.002)
+
+    def test_interval_narrows_with_more_pairs(self):
+        rng = random.Random(3)
+        small = [rng.gauss(1.0, 0.1) for _ in range(25)]
+        big = [rng.gauss(1.0, 0.1) for _ in range(900)]
+        lo, hi = stats.bootstrap_median_ci(small, "a")
+        w_small = hi - lo
+        lo, hi = stats.bootstrap_median_ci(big, "a")
+        # sqrt(900 / 25) = 6 in theory; a median's resamples are lumpy.
+        self.assertGreater(w_small, 2 * (hi - lo))
+
+    def test_coverage(self):
+        # Of 60 samples drawn around a true median of 1.0, the 95%
+        # interval should miss it only a few times.
+        rng = random.Random(11)
+        miss = 0
+        for k in range(60):
+            xs = [rng.gauss(1.0, 0.1) for _ in range(101)]
+            lo, hi = stats.bootstrap_median_ci(xs, f"c{k}", resamples=500)
+            miss += not lo <= 1.0 <= hi
+        self.assertLessEqual(miss, 9)
+
+
+class Figure(unittest.TestCase):
+    def test_paired_ratio_survives_drift(self):
+        # The machine slows down 3x half way: ratios of independent
+        # medians would blur, paired ratios do not.
+        pairs = []
+        for i in range(200):
+            speed = 1.0 if i < 100 else 3.0
+            pairs.append((1100 * speed, 1000 * speed, 100))
+        f = stats.figure(pairs, "drift")
+        self.assertAlmostEqual(f["ratio"], 1.1)
+        self.assertAlmostEqual(f["lo"], 1.1)
+        self.assertAlmostEqual(f["hi"], 1.1)
+        # extra ns per operation: the median of (a - b) / ops
+        self.assertAlmostEqual(f["extra_ns"], (1.0 + 3.0) / 2)
+        self.assertEqual(f["pairs"], 200)
+
+    def test_common_mode_noise_cancels(self):
+        # Each pair shares the machine's state (s: up to 3x slower), the
+        # bursts themselves vary by 1%: the interval is that of the 1%.
+        rng = random.Random(9)
+        pairs = []
+        for _ in range(400):
+            s = rng.uniform(1.0, 3.0)
+            pairs.append((1100 * s * rng.gauss(1, 0.01), 1000 * s * rng.gauss(1, 0.01), 10))
+        f = stats.figure(pairs, "cm")
+        self.assertAlmostEqual(f["ratio"], 1.1, delta=0.005)
+        self.assertLess(f["hi"] - f["lo"], 0.01)
+        self.assertLess(f["hi"], 1.11)
+
+    def test_outlier_pairs_do_not_move_the_median(self):
+        pairs = [(1050, 1000, 10)] * 95 + [(90000, 1000, 10)] * 5
+        f = stats.figure(pairs, "o")
+        self.assertAlmostEqual(f["ratio"], 1.05)
+        self.assertAlmostEqual(f["hi"], 1.05)
+
+    def test_goal_uses_upper_bound(self):
+        rng = random.Random(5)
+        pairs = [(1000 * rng.gauss(0.99, 0.05), 1000, 1) for _ in range(60)]
+        f = stats.figure(pairs, "g")
+        self.assertLess(f["ratio"], 1.0)
+        self.assertGreater(f["hi"], 1.0)
+        self.assertFalse(stats.goal_met(f, 1.0))
+        self.assertTrue(stats.goal_met(f, f["hi"]))
+        self.assertIsNone(stats.goal_met(None, 1.0))
+
+    def test_no_pairs(self):
+        self.assertRaises(ValueError, stats.figure, [], "n")
+        self.assertRaises(ValueError, stats.figure, [(1, 0, 1)], "n")
+
+
+class Parse(unittest.TestCase):
+    LOG = [
+        "[12:00:01]     # bench_w3_test: PAIR W3 local_inv 1 mrkit_fence nvme_style 500 31000 30000",
+        "[12:00:01]     # bench_w3_test: PAIR W3 local_inv 1 mrkit_fence nvme_style 500 32000 30500",
+        "MRKIT-VM PAIR W3SMP same_local_inv 16 mrkit_lazy nvme_style 8 9000 8000",
+        "PAIRD W1 io_cache 1 mrkit_cached ib_mr_pool 500 100 300 400 1000",
+        "PAIR W3 local_inv 1 mrkit_fence nvme_style 500 31000",  # cut short
+        "PAIR W3 local_inv 1 mrkit_fence nvme_style 500 1 2 3",  # too long
+        "something else PAIRS W3",
+    ]
+
+    def test_parse(self):
+        p = stats.parse_pairs(self.LOG)
+        self.assertEqual(list(p), [
+            ("W3", "local_inv", 1, "mrkit_fence", "nvme_style"),
+            ("W3SMP", "same_local_inv", 16, "mrkit_lazy", "nvme_style"),
+            ("W1", "io_cache", 1, "mrkit_cached", "ib_mr_pool"),
+        ])
+        self.assertEqual(p[("W3", "local_inv", 1, "mrkit_fence", "nvme_style")],
+                         [(31000, 30000, 500), (32000, 30500, 500)])
+        # a - b + c against d
+        self.assertEqual(p[("W1", "io_cache", 1, "mrkit_cached", "ib_mr_pool")],
+                         [(200, 1000, 500)])
+
+    def test_parity_line(self):
+        f = {"ratio": 1.23456, "lo": 1.2, "hi": 1.26, "extra_ns": 12.34}
+        self.assertEqual(stats.parity_line("W3", "local_inv", 1, "mrkit_fence", f),
+                         "PARITY W3 local_inv pages=1 mrkit_fence ratio=1.235 "
+                         "lo=1.200 hi=1.260 extra_ns=12.3")
+
+
+if __name__ == "__main__":
+    unittest.main()
