@@ -755,19 +755,28 @@ static int rv_qp_error(struct ib_qp *qp)
 	return ib_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
-/* In done(): how many descriptors had been replaced (MRs deregistered). */
-static void replaced_at_done(struct test_io *t)
-{
-	struct mrkit_pool_stats st;
+/* The keys an I/O exposed, and its pool, for a check inside done(). */
+struct keys_ctx {
+	struct mrkit_pool	*pool;
+	u32			keys[4];
+	int			n;
+};
 
-	mrkit_pool_get_stats(t->rec.ctx, &st);
-	t->rec.seen = st.stale_replaced;
+/* In done(): how many of the I/O's MRs are gone (no longer indexed). */
+static void deregistered_at_done(struct test_io *t)
+{
+	struct keys_ctx *c = t->rec.ctx;
+	int i;
+
+	t->rec.seen = 0;
+	for (i = 0; i < c->n; i++)
+		t->rec.seen += !xa_load(&c->pool->rkeys, c->keys[i] >> 8);
 }
 
 /*
  * On rxe and siw: two registrations live (the peer writes
  * through one), the QP goes to error, the I/O is completed.  When done()
- * runs both MRs have been deregistered (replaced), and right after it a
+ * runs both MRs have been deregistered, and right after it a
  * second connection in the same PD can neither write nor read with the
  * keys; the bytes stay.
  */
@@ -781,11 +790,14 @@ static void contract_rdma_fence_test(struct kunit *test)
 	struct mrkit_seg segs[4];
 	struct mrk_pair *probe;
 	struct scatterlist sg;
+	struct keys_ctx *kc;
 	struct mrk_wait w;
 	struct test_io *t;
 	u8 *buf;
 	int s;
 
+	kc = kunit_kzalloc(test, sizeof(*kc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kc);
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	buf = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
@@ -793,11 +805,15 @@ static void contract_rdma_fence_test(struct kunit *test)
 	memset(buf, 0x5c, 4 * PAGE_SIZE);
 	sg_init_one(&sg, buf, 4 * PAGE_SIZE);
 	tio_init(t, pool, MRKIT_PEER_BIDI);
-	t->rec.at_done = replaced_at_done;
-	t->rec.ctx = pool;
+	t->rec.at_done = deregistered_at_done;
+	t->rec.ctx = kc;
 	t->rec.seen = -1;
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t->io, &sg, 1, MRKIT_MAP_DMA), 2);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, segs, 4), 2);
+	kc->pool = pool;
+	kc->keys[0] = segs[0].key;
+	kc->keys[1] = segs[1].key;
+	kc->n = 2;
 	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, SZ_512K, 64, &w), 0);
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, pair->local.qp, &nop, NULL),
 			0);

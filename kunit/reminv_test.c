@@ -330,9 +330,9 @@ static void reminv_supported_test(struct kunit *test)
 /*
  * mrkit_pool_find_rkey() names an I/O only for a key a peer can use: one
  * whose REG_MR the I/O handed to ib_post_send() (not one merely handed
- * out, nor one a failed post never took) and whose registration grants
- * the peer access (a READ chain's sink only on iWARP, where the peer
- * places the READ response).
+ * out, nor one a failed post never took), whose invalidation is not
+ * posted yet, and whose registration grants the peer access (a local
+ * sink only on iWARP, where the peer places the READ response).
  */
 static void reminv_find_rkey_named_test(struct kunit *test)
 {
@@ -372,13 +372,28 @@ static void reminv_find_rkey_named_test(struct kunit *test)
 								      4 * P),
 						   1, 0), 1);
 		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), 1);
-		KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x1000, 5),
-				0);
+		/* The sink registered, the caller's own READ to follow. */
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, NULL, NULL), 0);
 		if (attrs[a]->iwarp)
 			KUNIT_EXPECT_PTR_EQ(test,
 					    mrkit_pool_find_rkey(pool, segs[0].key),
 					    &t.io);
 		else
+			KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+		KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+		KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+
+		/* A READ chain's sink: its invalidation goes with the READ. */
+		tio_init(&t, pool, MRKIT_LOCAL_SINK);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000,
+								      4 * P),
+						   1, 0), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x1000, 5),
+				0);
+		if (!attrs[a]->iwarp)
 			KUNIT_EXPECT_NULL(test, mrkit_pool_find_rkey(pool, segs[0].key));
 		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
 		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);

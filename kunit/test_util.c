@@ -128,8 +128,11 @@ struct scatterlist *test_dma_sg(struct kunit *test, u64 addr, u32 len)
 void mrk_fault_arm(enum mrkit_fault_site site, unsigned int nth)
 {
 	struct fault_attr *a = &mrkit_fault_attrs[site];
+	int i;
 
 	mrk_fault_disarm();
+	for (i = 0; i < MRKIT_FAULT_NR_SITES; i++)
+		atomic_set(&mrkit_fault_attrs[i].times, 1);
 	a->verbose = 0;
 	a->interval = nth;
 	a->count = 0;
@@ -143,13 +146,14 @@ void mrk_fault_disarm(void)
 {
 	int i;
 
+	/* What fired stays recorded until the next arm. */
 	for (i = 0; i < MRKIT_FAULT_NR_SITES; i++)
 		WRITE_ONCE(mrkit_fault_attrs[i].probability, 0);
 }
 
 bool mrk_fault_fired(enum mrkit_fault_site site)
 {
-	return READ_ONCE(mrkit_fault_attrs[site].probability) &&
-	       !atomic_read(&mrkit_fault_attrs[site].times);
+	/* Armed with times 1 (the initial value too): 0 once it fired. */
+	return !atomic_read(&mrkit_fault_attrs[site].times);
 }
 #endif
