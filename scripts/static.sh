@@ -41,6 +41,10 @@ else
 	echo "static: kernel-doc -Werror: ok"
 fi
 
+# Documentation/: every kernel-doc directive resolves against the sources,
+# and the porting guide's line counts are what the code gives.
+python3 "$proj/scripts/doc-check.py" "$tree" || { echo "static: Documentation/: FAILED"; fail=1; }
+
 # Layering (README): the pool knows nothing of work requests or remote
 # invalidation, and plain registration reaches the signature code only
 # through the inline seam of mrkit_priv.h (integrity descriptors).
