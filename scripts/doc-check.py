@@ -86,26 +86,32 @@ def kernel_doc(tree, rst, line, rel, opts):
     cmd = ["perl", os.path.join(tree, "scripts/kernel-doc"), "-rst", "-enable-lineno",
            "-sphinx-version", "5.3.0"]
     names = []
+    for n in (opts.get("no-identifiers") or "").split():
+        cmd += ["-nosymbol", n]
     if "export" in opts or "internal" in opts:
         cmd += ["-export" if "export" in opts else "-internal"]
         for pat in (opts.get("export") or opts.get("internal") or "").split():
             for f in glob.glob(source(tree, pat)):
                 cmd += ["-export-file", f]
+        runs = [cmd + [path]]
     elif "doc" in opts:
-        names = [opts["doc"]]
-        cmd += ["-function", opts["doc"]]
+        runs = [cmd + ["-function", opts["doc"], path]]
     elif "identifiers" in opts or "functions" in opts:
         names = (opts.get("identifiers") or opts.get("functions") or "").split()
-        for n in names:
-            cmd += ["-function", n]
+        runs = [cmd + [a for n in names for a in ("-function", n)] + [path]]
         if not names:
-            cmd += ["-no-doc-sections"]
-    for n in (opts.get("no-identifiers") or "").split():
-        cmd += ["-nosymbol", n]
-    cmd.append(path)
-    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            runs = [cmd + ["-no-doc-sections", path]]
+    else:
+        runs = [cmd + [path]]
+    res = subprocess.run(runs[0], capture_output=True, text=True, check=False)
+    errs = res.stderr.splitlines()
+    # kernel-doc 6.1 says "'X' not found" only when nothing of a list was
+    # found: look for each name's declaration in the output.
+    for n in names if len(names) > 1 else []:
+        if not re.search(r"^\.\. c:\w+:: .*\b%s\b" % re.escape(n), res.stdout, re.M):
+            errs.append(f"{os.path.relpath(path, PROJ)}:1: warning: '{n}' not found")
     probs = []
-    for w in res.stderr.splitlines():
+    for w in errs:
         if not w.strip():
             continue
         hint = ""
