@@ -82,7 +82,9 @@ def kernel_doc(tree, rst, line, rel, opts):
     where = f"{os.path.relpath(rst, PROJ)}:{line}: kernel-doc {rel}"
     path = source(tree, rel)
     if not os.path.isfile(path):
-        return [f"{where}: no such file ({os.path.relpath(path, PROJ) if rel.startswith(DROPIN) else path})"]
+        shown = os.path.relpath(path, PROJ) if rel.startswith(DROPIN) else path
+        return [f"{where}: no such file {shown} (the code that adds it has not landed, "
+                f"or the path is wrong)"]
     cmd = ["perl", os.path.join(tree, "scripts/kernel-doc"), "-rst", "-enable-lineno",
            "-sphinx-version", "5.3.0"]
     names = []

@@ -173,7 +173,7 @@ class Tally:
 
 
 def count_block(tally, piece, where, new):
-    """Our block: a helper with a piece of its own counts there."""
+    """Our block: a function with a piece of its own counts there."""
     pieces = ULPS[tally.ulp]["pieces"]
     rest = new
     for name, s, e in defined_functions(splice.Source(where, new)):
