@@ -45,9 +45,10 @@ fi
 # and the porting guide's line counts are what the code gives.
 python3 "$proj/scripts/doc-check.py" "$tree" || { echo "static: Documentation/: FAILED"; fail=1; }
 
-# Layering (README): the pool knows nothing of work requests or remote
-# invalidation, and plain registration reaches the signature code only
-# through the inline seam of mrkit_priv.h (integrity descriptors).
+# Layering (Documentation/mrkit.rst): the pool knows nothing of work
+# requests or remote invalidation, and plain registration reaches the
+# signature code only through the inline seam of mrkit_priv.h (integrity
+# descriptors).
 if grep -nE 'ib_post_send|ib_send_wr|mrkit_remote_inv|mrkit_io_post|reminv' mrpool/pool.c mrpool/debugfs.c ||
    grep -nE 'mrkit_mr_enforce_pi_slow|mrkit_pi_|ib_check_mr_status' frwr/*.c; then
 	echo "static: layering (mrpool -> frwr, frwr -> sigmr): FAILED"
