@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mrkit_stress_smp: races of the review (issue N) that only two CPUs can
- * make, run in the qemu guest (2 vCPUs, Debian's kernel, booted with
- * slub_debug=FZPU so that a write to freed memory is reported).
+ * mrkit_stress_smp: the pool's races that only two CPUs can make, run in
+ * the qemu guest (2 vCPUs, Debian's kernel, booted with slub_debug=FZPU
+ * so that a write to freed memory is reported).
  *
  * Normal operation: at load, for @rounds rounds each,
  *  - puts during destroy: a pool on the rxe device's PD hands out all
@@ -355,6 +355,6 @@ module_init(stress_smp_init);
 module_exit(stress_smp_exit);
 
 MODULE_AUTHOR("mrkit developers");
-MODULE_DESCRIPTION("mrkit SMP stress: races of the review that need two CPUs");
+MODULE_DESCRIPTION("mrkit SMP stress: the pool's races that need two CPUs");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(MRKIT);
