@@ -14,7 +14,8 @@
 2. The API reference is whole and public: the functions the
    ":identifiers:" directives name are exactly mrkit's exports
    (EXPORT_SYMBOL_NS_GPL(..., MRKIT)) and the inline functions of
-   include/rdma/mrkit.h, and the types they name are that header's.
+   include/rdma/mrkit.h, and the types they name are that header's;
+   every tracepoint trace.c exports is named as ``EVENT``.
 3. Every :doc:`NAME` reference names a file in Documentation/.
 4. The code-line tables of the porting guide, one per ULP between the
    lines ".. patches-loc ULP begin" and ".. patches-loc ULP end" of
@@ -23,12 +24,14 @@
 5. Every report line documented as ``KEYWORD ...`` in
    Documentation/mrkit-testing.rst is printed by something in scripts/,
    kunit/, samples/ or bench/, and each of its key= fields is in a file
-   that prints it.
-6. What README and the documents name exists: each path under one of the
-   checkout's directories (in the checkout or, for the kernel's own, in
-   TREE; an upper-case component such as ULP stands for any name), each
-   "make TARGET" in the Makefile, each mrkit_* and MRKIT_* name in the
-   sources, each mrkit_*() as a function; README has at most 200 lines.
+   that prints it or in a guest's script (whose fields the reports pass
+   on).
+6. What README, scripts/README and the documents name exists: each path
+   under one of the checkout's directories (in the checkout or, for the
+   kernel's own, in TREE; an upper-case component such as ULP stands for
+   any name), each "make TARGET" in the Makefile, each mrkit_* and MRKIT_*
+   name in the sources, each mrkit_*() as a function; README has at most
+   200 lines.
 With --sphinx, also build the documents with the kernel's Sphinx
 extensions (needs python3-sphinx), warnings fatal.
 Prints one line per problem and "doc-check: ... ok" or "... FAILED".
@@ -44,6 +47,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJ = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
 import patches  # noqa: E402
 import splice  # noqa: E402
 
@@ -199,6 +203,11 @@ def api(rsts):
     for n in sorted(want - named):
         probs.append(f"API reference: {n}() is {'exported' if n in exports else 'in mrkit.h'} "
                      f"but no kernel-doc directive names it")
+    # The tracepoints, each exported for other modules' probes.
+    text = "".join(read(r) for r in rsts)
+    for n in re.findall(r"EXPORT_TRACEPOINT_SYMBOL_GPL\((\w+)\)", read(os.path.join(PROJ, "trace.c"))):
+        if f"``{n}``" not in text:
+            probs.append(f"tracepoint {n}: exported by trace.c, named in no document")
     return probs
 
 
@@ -265,10 +274,13 @@ def report_lines(rst):
             probs.append(f"{rel(rst)}:{no}: report line {word}: nothing in scripts/, kunit/, "
                          f"samples/ or bench/ prints it")
             continue
+        # A field is the printer's, or a guest's it passes on.
+        guests = [t for p, t in texts.items() if "/scripts/guest/" in p]
         for key in re.findall(r"(?<![\w.])([a-z_]+)=", mo.group(2)):
-            if not any(re.search(r"\b%s=|[\"']%s[\"']" % (key, key), t) for t in printers):
-                probs.append(f"{rel(rst)}:{no}: report line {word}: no file printing it "
-                             f"has a field {key}=")
+            if not any(re.search(r"\b%s=|[\"']%s[\"']" % (key, key), t)
+                       for t in printers + guests):
+                probs.append(f"{rel(rst)}:{no}: report line {word}: no field {key}= in the "
+                             f"files that print it or in the guests' scripts")
     return probs
 
 
@@ -283,7 +295,7 @@ def named_things(tree, docs):
                   {"drivers", "net"})
     path_re = re.compile(r"(?<![\w/.$<-])((?:%s)/[\w./*<>+-]*)" % "|".join(map(re.escape, tops)))
     sources = {p: read(p) for p in tracked(".")
-               if not p.endswith((".rst", "doc-check.py")) and rel(p) != "README"}
+               if not p.endswith((".rst", "doc-check.py")) and os.path.basename(p) != "README"}
     words = set()
     calls = set()
     for p, t in sources.items():
@@ -312,7 +324,7 @@ def named_things(tree, docs):
                 if not found:
                     probs.append(f"{where}: {p}: no such file in the checkout or in TREE")
             for mo in re.finditer(r"\bmake ([a-z][\w-]*)", line):
-                if mo.group(1) not in make:
+                if mo.group(1) not in make and mo.group(1) not in ("target", "targets"):
                     probs.append(f"{where}: make {mo.group(1)}: no such target in the Makefile")
             for mo in re.finditer(r"\b(?:mrkit|MRKIT)_\w+", line):
                 name = mo.group(0).rstrip("_")
@@ -383,12 +395,14 @@ def main():
     probs += api(rsts)
     if os.path.exists(testing):
         probs += report_lines(testing)
-    probs += named_things(tree, [os.path.join(PROJ, "README")] + rsts)
+    probs += named_things(tree, [os.path.join(PROJ, "README"),
+                                 os.path.join(PROJ, "scripts", "README")] + rsts)
     if "--sphinx" in sys.argv:
         probs += sphinx(tree, rsts)
     for p in probs:
         print(f"doc-check: {p}")
-    print(f"doc-check: README and {len(rsts)} documents, {n} kernel-doc directives: "
+    print(f"doc-check: README, scripts/README and {len(rsts)} documents, {n} kernel-doc "
+          f"directives: "
           + ("ok" if not probs else f"FAILED ({len(probs)} problems)"))
     return 1 if probs else 0
 
