@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # make check's static step: checkpatch --strict and kernel-doc -Werror
-# from the 6.1 tree on every tracked source file; the layering and export
-# rules; the report parsers' unit tests (scripts/mrkit_report/tests); the
-# process-word check (words.sh); the converted ULPs as patch series
-# (patches.sh), checkpatch --strict on them; then the out-of-tree build of
-# mrkit.ko against Debian's headers with W=1 and sparse (C=2).  Any
-# warning fails.
+# from the 6.1 tree on every tracked source file; the documentation
+# (doc-check.py); the layering and export rules; the report parsers' unit
+# tests (scripts/mrkit_report/tests); the process-word check (words.sh);
+# the converted ULPs as patch series (patches.sh), checkpatch --strict on
+# them; then the out-of-tree build of mrkit.ko against Debian's headers
+# with W=1 and sparse (C=2).  Any warning fails.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,6 +44,13 @@ gate "checkpatch --strict" "$out/checkpatch.log" 'WARNING|ERROR|CHECK' \
 gate "kernel-doc -Werror" "$out/kernel-doc.log" 'warning:|error:' \
 	perl "$tree/scripts/kernel-doc" -none -Werror "${srcs[@]}" "${splices[@]}" &&
 	echo "static: kernel-doc -Werror: ok (with the ULPs' splice files)"
+
+# README and Documentation/ against the tree (scripts/host/doc-check.py):
+# kernel-doc directives, the API reference, the porting guide's tables,
+# report lines, and every path, make target and mrkit name they mention.
+gate "documentation (doc-check.py)" "$out/doc-check.log" 'FAILED' \
+	python3 "$proj/scripts/host/doc-check.py" "$tree" &&
+	sed 's/^doc-check: /static: documentation: /' "$out/doc-check.log"
 
 # Layering (Documentation/mrkit.rst): the pool knows nothing of work
 # requests, protection or the I/O - mrpool/ neither reads struct mrkit_io
