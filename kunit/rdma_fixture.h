@@ -88,5 +88,8 @@ int mrk_peer_rdma(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
 		  u32 len, u64 raddr, u32 rkey, struct mrk_wait *w);
 int mrk_peer_access_dead(struct mrk_pair *pair, u64 raddr, u32 rkey,
 			 void *target, u32 len);
+int mrk_peer_atomic(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
+		    u64 raddr, u32 rkey, u64 compare_add, u64 swap,
+		    struct mrk_wait *w);
 
 #endif /* _MRKIT_RDMA_FIXTURE_H */
