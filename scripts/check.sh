@@ -64,7 +64,7 @@ lrun() {
 }
 
 run static scripts/static.sh
-run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" scripts/kunit.sh debug
+run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" env -u MRKIT_KUNIT_FILTER scripts/kunit.sh debug
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
 # converted ULPs), built once, before guests boot side by side.
 run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" \

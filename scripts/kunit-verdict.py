@@ -8,7 +8,9 @@ other splat in the kernel log.  Prints one line per suite and a total.
 
 usage: kunit-verdict.py VARIANT RESULTS.json TEST.log kunit/*.c
 """
+import fnmatch
 import json
+import os
 import re
 import sys
 
@@ -19,6 +21,12 @@ for src in sources:
     text = open(src, encoding="utf-8").read()
     for m in re.finditer(r"static struct kunit_suite \w+ = \{\s*\.name = \"(\w+)\"", text):
         expected.append(m.group(1))
+
+# A run filtered by suite (scripts/kunit.sh MRKIT_KUNIT_FILTER) expects only
+# the suites it selected.
+suite_glob = os.environ.get("MRKIT_KUNIT_FILTER", "").split(".")[0]
+if suite_glob:
+    expected = [n for n in expected if fnmatch.fnmatchcase(n, suite_glob)]
 
 res = json.load(open(jpath, encoding="utf-8"))
 
@@ -70,7 +78,8 @@ passed = total.get("PASS", 0)
 failed = sum(v for k, v in total.items() if k != "PASS")
 for p in problems:
     print(f"kunit {variant}: PROBLEM: {p}")
-print(f"kunit {variant}: {passed} passed, {failed} failed, {len(problems)} problems")
+only = f" (only suites matching {suite_glob})" if suite_glob else ""
+print(f"kunit {variant}: {passed} passed, {failed} failed, {len(problems)} problems{only}")
 with open(jpath + ".counts", "w", encoding="utf-8") as f:
     f.write(f"{passed} {failed + (1 if problems and not failed else 0)}\n")
 sys.exit(1 if problems else 0)
