@@ -22,6 +22,7 @@ uml_lock "$tree"
 build=$cache/build-$ver/$variant
 out=$proj/.check
 mkdir -p "$build" "$out"
+uml_own_objects "$build"
 
 cfg=(--kunitconfig="$proj/kunit/.kunitconfig")
 [ "$variant" = debug ] && cfg+=(--kunitconfig="$proj/kunit/debug.config")
@@ -53,6 +54,7 @@ if grep -E 'warning:|error:' "$wlog" | grep 'ulp/mrkit/'; then
 	echo "kunit ($variant): W=1/sparse warnings in the UML build"
 	exit 1
 fi
+uml_mark_objects "$build"
 
 # Summary lines tests print for the record (e.g. the fault matrix).
 grep -ho '# [a-z_]*: fault matrix: .*' "$klog" | sed "s/^/kunit ($variant): /" || true

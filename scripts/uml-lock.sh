@@ -21,3 +21,22 @@ uml_lock() {
 uml_unlock() {
 	flock -u "$uml_lock_fd"
 }
+
+# uml_own_objects BUILD: under the lock, before building in BUILD: make
+# sure mrkit's objects there are this checkout's.  Kbuild rebuilds by
+# mtime, and another checkout's objects can be newer than this checkout's
+# sources; they are removed unless this checkout built them last (its
+# stamp, written by uml_mark_objects, is newer than every one of them).
+uml_own_objects() {
+	local mk=$1/drivers/infiniband/ulp/mrkit stamp=$1/.mrkit-checkout
+
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$proj" ] ||
+	   [ -n "$(find "$mk" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+		rm -rf "$mk"
+	fi
+}
+
+# uml_mark_objects BUILD: this checkout built mrkit's objects in BUILD last.
+uml_mark_objects() {
+	echo "$proj" > "$1/.mrkit-checkout"
+}
