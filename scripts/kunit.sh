@@ -3,8 +3,8 @@
 #
 # Run mrkit's KUnit suites under UML with the kernel's own kunit.py.
 #   kunit.sh normal|debug
-# MRKIT_KUNIT_FILTER=<suite glob> runs only the suites it matches (and the
-# verdict expects only those); unset, every mrkit suite runs.
+# MRKIT_KUNIT_FILTER (a kunit.py suite glob, default mrkit*) runs fewer
+# suites while iterating; the verdict then expects only those.
 # debug adds KASAN, PROVE_LOCKING, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, ...
 # Build directories live in the cache next to the tree and are reused, so
 # a rerun only rebuilds what changed.  The verdict (failures, skips,
@@ -34,8 +34,8 @@ rm -f "$json" "$build/test.log" "$klog"
 rc=0
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run "${cfg[@]}" \
 	--build_dir="$build" --jobs="$(nproc)" --timeout=900 \
-	--json="$json" --kernel_args=ib_core.force_mr=1 "${MRKIT_KUNIT_FILTER:-mrkit*}") \
-	> "$log" 2>&1 || rc=$?
+	--json="$json" --kernel_args=ib_core.force_mr=1 \
+	"${MRKIT_KUNIT_FILTER:-mrkit*}") > "$log" 2>&1 || rc=$?
 # The kernel's log, kept with this checkout (the build directory is shared).
 cp "$build/test.log" "$klog" 2>/dev/null || true
 # The parsed per-suite results, as kunit.py printed them.
