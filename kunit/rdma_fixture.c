@@ -1021,6 +1021,9 @@ int mrk_device_del(struct ib_device *dev, const char *netdev)
 	ret = mrk_nl_request(NETLINK_ROUTE, skb);
 	kfree_skb(skb);
 	return ret;
+}
+
+/**
  * mrk_peer_atomic - the peer runs an atomic on the local side's memory
  * @pair: the pair
  * @op: IB_WR_ATOMIC_CMP_AND_SWP or IB_WR_ATOMIC_FETCH_AND_ADD
