@@ -60,11 +60,13 @@ gate "documentation (doc-check.py)" "$out/doc-check.log" 'FAILED' \
 # mrkit_priv.h (integrity descriptors).
 # Comments may name what the code must not use: only code is searched.
 code_grep() {
-	local re=$1 f hit=1
+	local re=$1 f out hit=1
 	shift
 	for f in "$@"; do
-		gcc -fpreprocessed -dD -E -P "$f" 2>/dev/null | grep -nE "$re" |
-			sed "s|^|$f: |" && hit=0
+		if out=$(gcc -fpreprocessed -dD -E -P "$f" | grep -nE "$re"); then
+			printf '%s: %s\n' "$f" "$out"
+			hit=0
+		fi
 	done
 	return $hit
 }
