@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make bench's report, from the benchmarks' raw per-burst lines.
 
-  python3 -m mrkit_report.bench parse --uml LOG --vm LOG --out RESULTS.json [--proj DIR]
+  python3 -m mrkit_report.bench parse --uml LOG --vm LOG [--atomics LOG] --out RESULTS.json [--proj DIR]
       every figure (PARITY lines: the median of the paired ratios, its 95%
       bootstrap interval, the extra ns per operation), MEMORY, the goals
       as met / not met from the intervals' upper bounds, and for each goal
@@ -145,7 +145,7 @@ def parse(args):
             return []
         return open(path, errors="replace").read().splitlines()
 
-    uml, vm = read(args.uml), read(args.vm)
+    uml, vm, atom = read(args.uml), read(args.vm), read(args.atomics)
     figs = figures(uml + vm)
     res = {
         "machine": machine(),
@@ -170,8 +170,8 @@ def parse(args):
                        (int(x) for x in mem)))
         res["memory"] = mem
         print(f"MEMORY per_desc={mem['per_desc']}")
-    info = [m.group(0) for line in uml + vm
-            for m in [re.search(r"BENCH (W3ALLOC|SLAB|IOSIZE) .*", line)] if m]
+    info = [m.group(0) for line in uml + vm + atom
+            for m in [re.search(r"ATOMICS .*|BENCH (W3ALLOC|SLAB|IOSIZE) .*", line)] if m]
     res["info"] = info
     goals, cost = [], []
     for name, limit, pred in goal_defs():
@@ -266,6 +266,7 @@ def main():
     p = sub.add_parser("parse")
     p.add_argument("--uml")
     p.add_argument("--vm")
+    p.add_argument("--atomics", help="the counting (sanitizer) build's KUnit log")
     p.add_argument("--out")
     p.add_argument("--proj", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     t = sub.add_parser("table")
