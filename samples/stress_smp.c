@@ -232,8 +232,9 @@ static int st_putter(void *data)
 	struct st_wait *w = data;
 	unsigned int i;
 
+	/* The loading thread may share this CPU: let it run. */
 	while (atomic_read(&w->stage) < 2)
-		cpu_relax();
+		cond_resched();
 	for (i = 0; i < ST_GROW_FROM; i++)
 		mrkit_mr_put(w->mrs[i]);
 	complete(&w->put);
