@@ -14,11 +14,11 @@
 ULP_MODS="target_core_mod ib_srpt ib_srp scsi_transport_srp sd_mod"
 ULP_MEM=1536
 ULP_TIMEOUT=${SRP_TIMEOUT:-900}
-# Sizes in MiB: the verify runs (large scattered blocks, then 4 KiB random)
-# per driver, the fault region; the faults; the drivers the faults run with.
+# Sizes in MiB: the verify runs (large scattered blocks, and 4 KiB random)
+# per driver, the fault region; the faults (check: the first only).
 case $mode in
-check) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-24} srp_verify4k=${SRP_VERIFY4K:-4} srp_fault=${SRP_FAULT:-16} srp_faults=${SRP_FAULTS:-tpg} srp_drvs=mrkit" ;;
-demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64} srp_fault=${SRP_FAULT:-32} srp_faults=${SRP_FAULTS:-tpg,rport,link} srp_drvs=stock,mrkit" ;;
+check) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-24} srp_verify4k=${SRP_VERIFY4K:-4} srp_fault=${SRP_FAULT:-16} srp_faults=${SRP_FAULTS:-tpg}" ;;
+demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64} srp_fault=${SRP_FAULT:-32} srp_faults=${SRP_FAULTS:-tpg,rport,link}" ;;
 *) ULP_CMDLINE="mrkit_ab_secs=${SRP_AB_SECS:-5} mrkit_ab_rounds=${SRP_AB_ROUNDS:-4}" ;;
 esac
 
