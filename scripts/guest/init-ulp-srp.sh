@@ -38,6 +38,8 @@ ulp_fio_copy
 modprobe mrkit || fail "modprobe mrkit"
 lun_mib=$((vmib + v4k > 2 * fmib ? vmib + v4k : 2 * fmib))
 [ $lun_mib -ge 64 ] || lun_mib=64
+# bench: 128 MiB of A/B jobs (ab_args).
+[ "$mode" != bench ] || lun_mib=160
 srpt_up $IP $lun_mib
 
 # Phases on the console (not MRKIT-VM lines), for timing.

@@ -28,7 +28,8 @@ lines) and prints, from measured values only:
         95% bootstrap interval (mrkit_report.stats: a round's two runs are
         neighbours, so what disturbs both cancels)
   LOC srp stock=N mrkit=N
-        code lines of the upstream regions replaced and of ours
+        code lines of the upstream regions replaced and of ours (from
+        the build log; its absence fails the run)
 
 Exits 1 when a number says the run failed: a verify error, too few bytes
 verified, no request that took several MRs, a leak, a splat, a fault run
@@ -170,16 +171,19 @@ def main(argv=None):
 
     ab_lines(t, runs, bad)
 
-    if a.build_log and os.path.exists(a.build_log):
-        up, ours = fio_report.splice_loc(a.build_log)
+    if a.build_log:
+        up, ours = fio_report.splice_loc(a.build_log) if os.path.exists(a.build_log) else (0, 0)
         if up:
             print(f"LOC srp stock={up} mrkit={ours}")
+        else:
+            bad.append("no SPLICE-LOC lines in the build log")
     if not re.search(r"MRKIT-VM SRP end splats=0", text):
         bad.append("splats in dmesg, or the guest did not finish")
     bad += missing(mode, verified, mrs, faulted, runs)
     for b in bad:
         print(f"srp-report: FAILED: {b}")
     return 1 if bad else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

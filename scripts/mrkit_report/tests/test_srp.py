@@ -24,9 +24,9 @@ class SrpTest(LogTest):
             + f"MRKIT-VM SRP fault rxe tpg mrkit reconnects={rec} leaks=0 splats={splats}\n"
             + f"MRKIT-VM SRP end splats={splats}\n"))
 
-    def judge(self, log, mode="check"):
-        build = self.write("b.log", "SPLICE-LOC ib_srp.c upstream=450 ours=340\n"
-                           "SPLICE-LOC ib_srp.h upstream=14 ours=7\n")
+    def judge(self, log, mode="check", build_text="SPLICE-LOC ib_srp.c upstream=450 ours=340\n"
+              "SPLICE-LOC ib_srp.h upstream=14 ours=7\n"):
+        build = self.write("b.log", build_text)
         return self.run_main(srp, ["--transport", "rxe", "--mode", mode,
                                    "--build-log", build, log])
 
@@ -57,6 +57,12 @@ class SrpTest(LogTest):
     def test_a_fault_without_reconnect_or_with_a_splat_fails(self):
         self.fails(self.log(rec=0), "FAULT rxe tpg mrkit")
         self.fails(self.log(splats=1), "FAULT rxe tpg mrkit")
+
+    def test_a_build_log_without_loc_fails(self):
+        rc, out = self.judge(self.log(), build_text="make: nothing to be done\n")
+        self.assertEqual(rc, 1, out)
+        self.assertNotIn("LOC srp", out)
+        self.assertIn("srp-report: FAILED: no SPLICE-LOC lines in the build log", out)
 
     def test_too_few_bytes_for_the_demo_fails(self):
         self.assertEqual(self.judge(self.log(), mode="demo")[0], 1)
