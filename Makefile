@@ -11,7 +11,7 @@
 #                 the converted ULPs as patch series under checkpatch, the
 #                 out-of-tree build (W=1, sparse) for x86-64 and arm64,
 #                 KUnit (sanitizer build) on UML, the VM scenarios
-#   make patches  the converted ULPs (nvme-rdma, ib_iser, rpcrdma) as git
+#   make patches  the converted ULPs (nvme-rdma, ib_iser, rpcrdma, ib_srp) as git
 #                 format-patch series against linux-source-6.1, in
 #                 out/patches/ULP/
 #   make demo     the kernel's ULPs converted to mrkit, under fio verify

@@ -147,17 +147,9 @@ drv_load() {
 	esac
 }
 
-find_dev() {
-	local b
-	for b in /sys/block/sd*; do
-		[ -e "$b" ] || continue
-		DEV=/dev/${b##*/}
-		[ -b "$DEV" ] && return 0
-	done
-	return 1
-}
+find_dev() { ulp_sd_dev; }
 
 no_session() { ! ls /sys/class/iscsi_session/session* > /dev/null 2>&1; }
-no_disk() { ! ls /sys/block/sd* > /dev/null 2>&1; }
+no_disk() { ulp_no_sd; }
 ini_mrs() { rdma res show mr | grep -c 'comm \[ib_iser\]'; }
 recoveries() { grep -c 'operational after recovery' /tmp/iscsid.log; }

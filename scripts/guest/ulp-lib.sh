@@ -2,12 +2,17 @@
 # Sourced by the guest /init of the ULP scenarios (scripts/host/vm-ulp.sh,
 # vm-pair.sh), after /base-lib.sh (busybox sh):
 #   ulp_fio_mount       Debian's fio from the host, read-only over 9p
+#   ulp_fio_copy        fio and its libraries copied from the share into
+#                       the guest's memory (FIO_DIR), once: under TCG,
+#                       loading them over 9p dominates a short fio run
 #   ulp_fio NAME ARG... run fio (JSON output); prints it between
 #                       MRKIT-FIO-BEGIN/END lines for mrkit_report.fio; sets
 #                       FIO_RC, FIO_VERR (verify failures reported) and
 #                       FIO_IOERR (I/O errors reported) from its stderr
 #   ulp_wait N CMD...   run CMD every 0.1 s until it succeeds, at most N
 #                       times; returns CMD's last status
+#   ulp_sd_dev          DEV: the SCSI disk (iSER, SRP), once there
+#   ulp_no_sd           no SCSI disk is left
 #   ulp_splats          kernel splats in dmesg so far
 #   ulp_log_intact      true while dmesg still starts at the boot banner
 #                       (counts taken from dmesg hold only while it does)
@@ -40,10 +45,15 @@ ulp_fio_mount() {
 	[ -x /host/root/usr/bin/fio ] || fail "no fio on the 9p share"
 }
 
+ulp_fio_copy() {
+	mkdir -p /fio && cp -r /host/lib /host/root /fio/ || fail "copying fio"
+	FIO_DIR=/fio
+}
+
 ulp_fio() {
-	local n=$1
+	local n=$1 d=${FIO_DIR:-/host}
 	shift
-	/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/root/usr/bin/fio \
+	$d/lib/ld-linux-x86-64.so.2 --library-path $d/lib $d/root/usr/bin/fio \
 		--output-format=json --output=/tmp/fio-$n.json "$@" \
 		2>/tmp/fio-$n.err >/dev/null
 	FIO_RC=$?
@@ -68,6 +78,18 @@ ulp_wait() {
 		sleep 0.1
 	done
 }
+
+ulp_sd_dev() {
+	local b
+	for b in /sys/block/sd*; do
+		[ -e "$b" ] || continue
+		DEV=/dev/${b##*/}
+		[ -b "$DEV" ] && return 0
+	done
+	return 1
+}
+
+ulp_no_sd() { ! ls /sys/block/sd* > /dev/null 2>&1; }
 
 ulp_splats() {
 	dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|list_(add|del) corruption|refcount_t:'

@@ -21,9 +21,10 @@
 #    connection on rxe, completions on the submitting CPU and across CPUs
 #    (bench/bench_w3_smp.c), where locks and LOCK prefixes are real;
 #  - end to end, A/B: the stock ULP modules against the kernel's ULPs
-#    converted to mrkit (nvme-rdma, NFS/RDMA, iSER), one guest boot per
-#    transport (rxe, siw), interleaved.
-# Prints PARITY, MEMORY, ATOMICS (the sanitizer build's counts), the goals and a COST line for each goal not met;
+#    converted to mrkit (nvme-rdma, NFS/RDMA, iSER, SRP), one guest boot
+#    per transport (rxe, siw; SRP over rxe only), interleaved.
+# Prints PARITY, MEMORY, ATOMICS (the sanitizer build's counts), the goals
+# and a COST line for each goal not met;
 # writes .check/bench-results.json (machine, kernels, date, commit, every
 # figure with its interval); make bench-table turns such a file into the
 # documentation's table.
@@ -85,14 +86,15 @@ PYTHONPATH="$proj/scripts" python3 -m mrkit_report.bench parse --uml "$out/bench
 	--out "$out/bench-results.json"
 [[ $parts == *" ab "* ]] || exit 0
 
-# One converted ULP's A/B: ab_ulp ULP TITLE LEGEND LINES (a grep -E
-# alternation of the report lines to show besides AB).
+# One converted ULP's A/B: ab_ulp ULP TITLE LEGEND LINES [TRANSPORTS]
+# (LINES: a grep -E alternation of the report lines to show besides AB;
+# TRANSPORTS: rxe and siw unless given).
 ab_ulp() {
 	local ulp=$1 t ab=0
 	echo
 	echo "$2"
 	echo "$3"
-	for t in rxe siw; do
+	for t in ${5:-rxe siw}; do
 		"$proj/scripts/host/vm-ulp.sh" "$ulp" "$t" bench > "$out/bench-$ulp-$t.out" 2>&1 || ab=1
 		grep -E "^(AB |$4|$ulp-report|ulp: $ulp over)" "$out/bench-$ulp-$t.out" || true
 	done
@@ -105,3 +107,5 @@ ab_ulp nfs "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, 
 	"(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one module's runs, %)" "AB "
 ab_ulp iser "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved" \
 	"(metric, MiB/s or IOPS, ratio, spread = largest (max-min)/mean of one driver's runs, %)" "FENCE "
+ab_ulp srp "SRP A/B: stock ib_srp.ko vs ib_srp on mrkit, one boot, interleaved rounds, over rxe (one guest cannot run SRP over siw)" \
+	"(metric, MiB/s or IOPS: medians of the rounds; ratio: median of the per-round ratios mrkit/stock, lo and hi its 95% interval)" "LOC " rxe

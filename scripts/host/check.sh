@@ -21,8 +21,8 @@
 #     tiny count, and the two-CPU stress of the pool's races;
 #     nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit
 #     (built at build time from linux-source-6.1), each over rxe and siw
-#     against the kernel's target: a short fio verify and one fault
-#     (scripts/host/vm-ulp.sh ULP TRANSPORT check)
+#     against the kernel's target, and ib_srp over rxe: a short fio verify
+#     and one fault (scripts/host/vm-ulp.sh ULP TRANSPORT check)
 #  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
 #     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
 #     faults runs the whole schedule, the stock driver and iSER and NFS too)
@@ -71,7 +71,7 @@ run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" env -u MRKIT_KUNIT_FILTER script
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
 # converted ULPs), built once, before guests boot side by side.
 run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" \
-	scripts/host/vm-prep.sh nvme iser nfs
+	scripts/host/vm-prep.sh nvme iser nfs srp
 # Two lanes of single-guest scenarios, side by side (each guest is one TCG
 # thread; the machine has two cores).  Every VM scenario loads mrkit.ko,
 # checks that its exports are in the MRKIT namespace, and unloads it with
@@ -95,6 +95,7 @@ lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
 	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
+	lrun b4 "ulp: srp on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh srp rxe check
 }
 t0=$SECONDS
 rm -f .check/lane-*.out

@@ -22,6 +22,15 @@
 # fio verify on the SCSI disk (256 MiB; 32 MiB with mrkit's rkey fence and
 # with the stock ib_iser.ko), logout+login and the portal removed under
 # load; VERIFY / FENCE / FAULT / LOC lines from scripts/mrkit_report/iser.py.
+# Then SRP: the kernel's SRP initiator (ib_srp with its registration code
+# on mrkit) logged in through add_target to LIO's ib_srpt on a RAM LUN,
+# over rxe: fio verify on the SCSI disk with 4 MiB requests that span
+# several MRs and with 4 KiB ones (256 MiB, for the mrkit and the stock
+# module), and for both the TPG disabled and enabled, the target port
+# removed and added, and the RDMA link deleted and added under load;
+# VERIFY / MRS / FAULT / LOC lines from scripts/mrkit_report/srp.py.  (One
+# guest cannot run SRP over siw: siw's wildcard listener, which ib_srpt
+# uses, takes no connection from its own host.)
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,6 +49,8 @@ for t in rxe siw; do
 	echo "=== iSER: the kernel's iSER initiator, ib_iser on mrkit, vs LIO ib_isert over $t"
 	"$proj/scripts/host/vm-ulp.sh" iser "$t" demo || rc=1
 done
+echo "=== SRP: the kernel's SRP initiator, ib_srp on mrkit, vs LIO ib_srpt over rxe"
+"$proj/scripts/host/vm-ulp.sh" srp rxe demo || rc=1
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
 exit $rc

@@ -20,6 +20,7 @@ lines after it, up to the next directive:
   /* mrkit-splice: member STRUCT after MEMBER */      new member lines
   /* mrkit-splice: replace-member STRUCT MEMBER */
   /* mrkit-splice: delete-member STRUCT MEMBER */
+  /* mrkit-splice: delete-struct STRUCT */            a struct definition
   /* mrkit-splice: replace-define MACRO */            a #define (all its lines)
   /* mrkit-splice: replace-comment WORDS... */         a top-level comment whose
   /* mrkit-splice: delete-comment WORDS... */          text starts with WORDS
@@ -252,6 +253,16 @@ class Source:
         ob = hits[0].end() - 1
         return ob + 1, match_close(self.m, ob, "{", "}")
 
+    def struct_def(self, name):
+        """(start, end) of the lines of the definition of struct name."""
+        ob, cb = self.struct_body(name)
+        semi = cb + 1
+        while semi < len(self.m) and self.m[semi].isspace():
+            semi += 1
+        if semi >= len(self.m) or self.m[semi] != ";":
+            raise SpliceError(f"{self.path}: struct {name}: not a plain definition")
+        return self.item_start(ob - 1), self.line_end(semi)
+
     def member(self, sname, member):
         """(start, end) of the line(s) declaring member in struct sname."""
         lo, hi = self.struct_body(sname)
@@ -404,6 +415,14 @@ def plan(src, items):
             if verb == "delete-member":
                 empty()
             edits.append((s, e, body, f"{verb} struct {args[0]}.{args[1]}"))
+        elif verb == "delete-struct":
+            need(1)
+            empty()
+            s, e = src.struct_def(args[0])
+            s = src.with_comment(s)
+            if src.text[s - 2:s] == "\n\n" and src.text[e:e + 1] == "\n":
+                e += 1
+            edits.append((s, e, body, f"delete struct {args[0]}"))
         elif verb in ("replace-comment", "delete-comment"):
             if not args:
                 raise SpliceError(f"{where}: {verb} WORDS...")

@@ -1,0 +1,211 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest /init of "vm-ulp.sh srp": LIO's SRP target (ib_srpt, srp-lib.sh)
+# on a RAM-backed LUN (rd_mcp), and the kernel's SRP initiator - Debian's
+# stock ib_srp or the one converted to mrkit (/ulp/ib_srp.ko) - logged in
+# over RDMA/CM through ib_srp's sysfs add_target, over rxe or siw on a
+# dummy netdev with a guest-only address.  fio (over 9p) drives the SCSI
+# disk /dev/sdX with verify=crc32c: random writes of 256 KiB..4 MiB blocks
+# from buffers 512 bytes past a page boundary (4 MiB commands, so that a
+# request spans several MRs: 512 pages per MR on rxe, 256 on siw), then
+# 4 KiB random writes (one MR each); each region is read back and checked
+# in a second pass.
+#   mrkit_mode=check  the mrkit driver: a short verify run, and the first
+#                     fault of srp_faults under load
+#   mrkit_mode=demo   verify runs for both drivers; for both, each fault of
+#                     srp_faults under load: tpg (TPG off and on: ib_srp
+#                     reconnects), rport (the initiator's target port
+#                     deleted, then added again), link (the RDMA link
+#                     deleted and added again: every QP goes to error)
+#   mrkit_mode=bench  A/B: stock and mrkit interleaved (ulp_ab_rounds)
+# Sizes arrive as srp_verify and srp_verify4k (MiB of the two verify jobs)
+# and srp_fault (MiB of a fault run).  Facts go to the console as
+# "MRKIT-VM SRP ..." lines and fio's JSON; scripts/mrkit_report/srp.py
+# turns them into VERIFY/FAULT/MRS/AB lines.
+. /base-lib.sh
+. /ulp-lib.sh
+. /srp-lib.sh
+IP=10.99.0.1
+BSSPLIT=256k/10:1m/20:2m/30:4m/40
+vmib=${srp_verify:-24}
+v4k=${srp_verify4k:-4}
+fmib=${srp_fault:-16}
+faults=$(echo "${srp_faults:-}" | tr ',' ' ')
+
+fabric "$t"
+ulp_fio_mount
+ulp_fio_copy
+modprobe mrkit || fail "modprobe mrkit"
+lun_mib=$((vmib + v4k > 2 * fmib ? vmib + v4k : 2 * fmib))
+[ $lun_mib -ge 64 ] || lun_mib=64
+# bench: 128 MiB of A/B jobs (ab_args).
+[ "$mode" != bench ] || lun_mib=160
+srpt_up $IP $lun_mib
+
+# Phases on the console (not MRKIT-VM lines), for timing.
+mark() { echo "SRP-TIME $(cut -d' ' -f1 /proc/uptime) $*"; }
+
+# fio's jobs, random writes with a crc32c (and the block's offset) in
+# every 4 KiB: large blocks (iodepth 4) on MIB MiB at OFFSET and, with
+# SMALL, 4 KiB blocks (iodepth 32) on SMALL MiB behind them, side by side.
+# OPTS (e.g. --do_verify=1 or --verify_only=1) are for both.
+verify_args() {	# OPTS MIB OFFSET-MiB [SMALL-MiB]
+	echo "--filename=$DEV --direct=1 --ioengine=libaio --verify=crc32c" \
+	     "--verify_interval=4k --randrepeat=1 --verify_fatal=0" \
+	     "--rw=randwrite $1 --name=large --bssplit=$BSSPLIT" \
+	     "--iomem_align=512 --iodepth=4 --offset=${3}m --size=${2}m"
+	[ "${4:-0}" = 0 ] ||
+		echo "--name=rand4k --bs=4k --iodepth=32 --offset=$(($3 + $2))m --size=${4}m"
+}
+
+# The large blocks read again in 3 MiB pieces from page-aligned buffers:
+# other requests, split into MRs elsewhere, than those that wrote and read
+# them in the verify runs (the same wrong mapping on both ways would go
+# unseen there).  Each 4 KiB must carry its own offset and crc32c.
+cross_args() {	# MIB OFFSET-MiB
+	echo "--name=cross --filename=$DEV --direct=1 --ioengine=libaio" \
+	     "--rw=read --bs=3m --iodepth=4 --offset=${2}m --size=${1}m" \
+	     "--verify=crc32c --verify_interval=4k --verify_fatal=0"
+}
+
+# How many descriptors requests took: a histogram of mrkit's map event by
+# segment count, from the mrkit driver's login to its logout (the table's
+# own registration is a map of one segment).
+H=/sys/kernel/tracing/events/mrkit/mrkit_map
+mrs_on() { echo 'hist:keys=segs' > $H/trigger || fail "mrkit_map histogram"; }
+mrs_off() {
+	awk '$2 == "segs:" { s = $3 + 0; n = $6 + 0; maps += n;
+		if (s > max) max = s; if (s > 1) multi += n }
+	     END { printf "per_request_max=%d multi_mr_requests=%d maps=%d\n",
+		   max, multi, maps }' $H/hist
+	echo '!hist:keys=segs' > $H/trigger
+}
+
+# MRs the initiator still has registered, given 5 s to reach 0.
+mrs_left() {
+	ulp_wait 50 test "$(ini_mrs)" = 0
+	ini_mrs
+}
+
+written_mib() { awk '{ print int($7 / 2048) }' "/sys/block/${DEV#/dev/}/stat"; }
+wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
+more_reconnects() { [ "$(reconnects)" -gt "$1" ]; }
+
+diag() {
+	dmesg | grep -iE 'srp|rdma|siw|rxe|scsi' | tail -n 25 |
+		sed 's/^/MRKIT-VM   dmesg: /'
+}
+
+# Write and verify both regions, then read them back in a second pass.
+run_verify() {	# driver MiB
+	local l0
+	mark "verify $1"
+	drv_load "$1"
+	srp_login || { diag; fail "login ($1)"; }
+	l0=$(ulp_mrkit_leaks)
+	[ "$1" = stock ] || mrs_on
+	# shellcheck disable=SC2046
+	ulp_fio "verify-$t-$1" $(verify_args --do_verify=1 "$2" 0 "$v4k")
+	# shellcheck disable=SC2046
+	ulp_fio "readback-$t-$1" $(verify_args --verify_only=1 "$2" 0 "$v4k")
+	# shellcheck disable=SC2046
+	ulp_fio "crossread-$t-$1" $(cross_args "$2" 0)
+	[ "$1" = stock ] || say "SRP mrs $t $1 $(mrs_off)"
+	mark "logout"
+	srp_logout || fail "logout ($1)"
+	drv_unload "$1"
+	say "SRP verify $t $1 leaks=$(($(ulp_mrkit_leaks) - l0 + $(mrs_left)))"
+}
+
+# A fault under load.  Region A is written and verified first; fio writes
+# region B while the fault hits (after tpg, checking behind its writes).
+# Afterwards A must read back intact, and B: after tpg (the connection
+# comes back, the I/O resumes) a read-back of everything fio wrote; after
+# rport and link (the disk goes away under fio) a fresh write and verify on
+# the new disk.
+run_fault() {	# driver fault MiB
+	local s0 l0 r0 h pid rc relog=0 left behind
+	mark "fault $1 $2"
+	drv_load "$1"
+	srp_login || { diag; fail "login ($1, $2)"; }
+	s0=$(ulp_splats)
+	l0=$(ulp_mrkit_leaks)
+	r0=$(reconnects)
+	h=$(($3 / 2))
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1-pre" $(verify_args --do_verify=1 $h 0)
+	behind="--do_verify=1 --verify_backlog=8"
+	# The disk goes away under fio: reads of a deleted disk end early,
+	# which fio would report as bad headers.
+	[ "$2" = tpg ] || behind=--do_verify=0
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1" $(verify_args "$behind --continue_on_error=all" $h $h) &
+	pid=$!
+	ulp_wait 600 wrote_some $(($(written_mib) + 1)) ||
+		say "SRP note: little progress before the fault"
+	mark "inject $2"
+	case $2 in
+	tpg)
+		srpt_tpg_off || fail "TPG disable ($1)"
+		sleep 3
+		srpt_tpg_on || fail "TPG enable ($1)"
+		ulp_wait 1200 more_reconnects "$r0" ||
+			{ diag; fail "no reconnect after the TPG came back ($1)"; }
+		wait $pid
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args --verify_only=1 $h $h)
+		;;
+	rport)
+		srp_logout || fail "target port removal under load ($1)"
+		wait $pid
+		srp_login || { diag; fail "login after removal ($1)"; }
+		relog=1
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args --do_verify=1 $h $h)
+		;;
+	link)
+		rdma link delete mrkd0 || fail "rdma link delete ($1)"
+		ulp_wait 300 no_rport || { diag; fail "target port left after the link went ($1)"; }
+		wait $pid
+		rdma link add mrkd0 type "$t" netdev dummy0 || fail "rdma link add ($1)"
+		srpt_unconfig || fail "ib_srpt's old port not removed ($1)"
+		srpt_config
+		srp_login || { diag; fail "login after the link came back ($1)"; }
+		relog=1
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args --do_verify=1 $h $h)
+		;;
+	esac
+	# shellcheck disable=SC2046
+	ulp_fio "fault-$t-$2-$1-after" $(verify_args --verify_only=1 $h 0)
+	rc=$(($(reconnects) - r0 + relog))
+	srp_logout || fail "logout after $2 ($1)"
+	drv_unload "$1"
+	left=$(mrs_left)
+	[ "$left" = 0 ] || rdma res show mr | grep 'comm \[ib_srp\]' | head -n 3 |
+		sed 's/^/MRKIT-VM   left: /'
+	say "SRP fault $t $2 $1 reconnects=$rc leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0))"
+}
+
+# A/B (bench): sequential 1 MiB write and read and 4 KiB random read on
+# 128 MiB, verified (ulp_ab_jobs).
+ab_args() {
+	echo "--filename=$DEV --direct=1 --ioengine=libaio --iodepth=32" \
+	     "--size=128m --verify=crc32c --verify_interval=4k"
+}
+ab_up() {
+	drv_load "$1"
+	srp_login || { diag; fail "login ($1)"; }
+}
+ab_down() {
+	srp_logout || fail "logout ($1)"
+	drv_unload "$1"
+}
+
+mark "setup done"
+s_start=$(ulp_splats)
+# The stock driver's verify run first in demo mode, then mrkit's schedule.
+[ "$mode" != demo ] || run_verify stock "$vmib"
+# shellcheck disable=SC2086
+ulp_run_mode "$vmib" "$fmib" "$vmib" "$fmib" $faults
+ulp_finish srp
