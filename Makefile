@@ -3,7 +3,9 @@
 # mrkit developer entry points.  Kbuild reads ./Kbuild, not this file.
 #
 #   make          build mrkit.ko against Debian's linux-headers-amd64
-#                 (builds only: installs nothing)
+#                 (builds only: installs nothing); KVER=6.12 against
+#                 Debian's linux-headers-6.12-amd64, KVER=RELEASE against
+#                 /lib/modules/RELEASE/build, KDIR=DIR against DIR
 #   make deps     install every Debian 12 package any target below needs
 #                 (apt; the only target that installs anything)
 #   make check    every test: static checks, the report parsers' unit
@@ -30,7 +32,8 @@
 # A target whose packages are missing names them and says "run make deps".
 # Where the scripts are: scripts/README.
 
-KDIR ?= $(shell scripts/host/kdir.sh)
+KVER ?= 6.1
+KDIR ?= $(shell scripts/host/kdir.sh $(KVER))
 
 all: modules
 

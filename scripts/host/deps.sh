@@ -9,15 +9,17 @@
 #              linux-headers-amd64 (the headers of the stock kernel)
 #     patches  make patches: linux-source-6.1, git, checkpatch's perl
 #     vm       the qemu guests: qemu, busybox, the image's tools
-#     check    make check, demo, bench, faults: all of the above, sparse
-#              and the UML kernel's build tools
+#     check    make check, demo, bench, faults: all of the above, sparse,
+#              the UML kernel's build tools, Debian's 6.12 headers and
+#              linux-source-6.12
 set -euo pipefail
 
 build="make gcc linux-headers-amd64 kmod"
 patches="linux-source-6.1 xz-utils git perl python3"
 vm="$build linux-source-6.1 xz-utils python3 qemu-system-x86 busybox-static cpio
     iproute2 e2fsprogs util-linux"
-check="$build $patches $vm sparse flex bison bc gcc-aarch64-linux-gnu"
+check="$build $patches $vm sparse flex bison bc gcc-aarch64-linux-gnu
+       linux-headers-6.12-amd64 linux-source-6.12"
 
 missing() {
 	local p
