@@ -8,9 +8,10 @@
 #                 /lib/modules/RELEASE/build, KDIR=DIR against DIR
 #   make deps     install every Debian 12 package any target below needs
 #                 (apt; the only target that installs anything)
-#   make check    every test: static checks, the report parsers' unit
-#                 tests, the process-word check, the converted ULPs as
-#                 patch series under checkpatch, the out-of-tree build,
+#   make check    every test: static checks, the documentation check,
+#                 the report parsers' unit tests, the process-word check,
+#                 the converted ULPs as patch series under checkpatch, the
+#                 out-of-tree build (W=1, sparse) for x86-64 and arm64,
 #                 KUnit (sanitizer build) on UML, the VM scenarios
 #   make patches  the converted ULPs (nvme-rdma, ib_iser, rpcrdma) as git
 #                 format-patch series against linux-source-6.1, in

@@ -13,8 +13,8 @@
  * of mrkit_pool_get_stats() and how many descriptors are in each state.  The
  * directory is removed when the pool is destroyed; removal waits for a
  * read in progress (debugfs_file_get()), and a later read of a file that
- * is still open fails, so a read never sees a freed pool.  Counters are read without
- * locks: each line is a snapshot.
+ * is still open fails, so a read never sees a freed pool.  Counters are
+ * read without locks: each line is a snapshot.
  *
  * Recovery: debugfs failures are ignored (debugfs is optional).
  * Serialization: creation and removal run under the pool's grow_lock

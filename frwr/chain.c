@@ -353,9 +353,9 @@ static const struct ib_send_wr *mrkit_caller_bad(const struct ib_send_wr *wr,
  *
  * [LOCAL_INV of lazily kept keys] REG_MR... @wr, in one ib_post_send()
  * per %MRKIT_POST_BATCH descriptors, the caller's WRs ending the last.
- * mrkit_io_nr_wrs() tells how many WRs of mrkit's that was.  mrkit does not touch
- * @io after the last ib_post_send() succeeded: the caller's completion
- * may finish it on another CPU at once.
+ * mrkit_io_nr_wrs() tells how many WRs of mrkit's that was.  mrkit does
+ * not touch @io after the last ib_post_send() succeeded: the caller's
+ * completion may finish it on another CPU at once.
  *
  * Context: any context ib_post_send() allows.  No allocation.
  * Return:

@@ -77,7 +77,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_init, MRKIT);
 /**
  * mrkit_io_set_access - override the access flags derived from the direction
  * @io: an idle I/O
- * @access: %IB_ACCESS_* flags for its registrations
+ * @access: IB_ACCESS_* flags for its registrations
  *
  * For protocols whose registrations need other rights than their
  * direction gives (REMOTE_ATOMIC, or a READ sink a peer also writes).  The
@@ -561,7 +561,6 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);
  *
  * Context: any context ib_post_send() allows.
  * Return: as mrkit_io_invalidate(): %0, %-EBUSY while the I/O's
- *
  * RDMA READ chain is in flight, %-EINVAL when it is not mapped or posted
  * (a finished I/O included: done() never runs twice).
  */

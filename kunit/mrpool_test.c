@@ -5,7 +5,7 @@
  * mrkit_pool: deterministic tests on the fake device: creation and its
  * bad-input and fault unwinding, exhaustion, growth up to the ceiling,
  * the descriptor state machine, stale replacement, destroy with
- * descriptors outstanding, the sizing helper, and get/put from atomic
+ * descriptors outstanding, mrkit_query_limits(), and get/put from atomic
  * context.  Every test ends with the fake's MR count and mrkit's object
  * count back where they started.
  *

@@ -1022,3 +1022,52 @@ int mrk_device_del(struct ib_device *dev, const char *netdev)
 	kfree_skb(skb);
 	return ret;
 }
+
+/**
+ * mrk_peer_atomic - the peer runs an atomic on the local side's memory
+ * @pair: the pair
+ * @op: IB_WR_ATOMIC_CMP_AND_SWP or IB_WR_ATOMIC_FETCH_AND_ADD
+ * @off: 8-byte aligned offset in the peer's buffer: the original value
+ *	lands there
+ * @raddr: remote (local side's) address, 8-byte aligned
+ * @rkey: the rkey
+ * @compare_add: the compare value (CMP_AND_SWP) or the addend
+ * @swap: the swap value (CMP_AND_SWP)
+ * @w: completion; the caller checks w->wc.status
+ *
+ * Context: process context, the pair's test thread.
+ * Return: 0 when the WR completed, -ETIMEDOUT, -ERANGE for a bad @off, or
+ * the provider's post error (siw has no atomics and refuses the WR).
+ */
+int mrk_peer_atomic(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
+		    u64 raddr, u32 rkey, u64 compare_add, u64 swap,
+		    struct mrk_wait *w)
+{
+	struct ib_sge sge = {
+		.addr = pair->pbuf_dma + off,
+		.length = sizeof(u64),
+		.lkey = pair->peer.pd->local_dma_lkey,
+	};
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.wr_cqe = &w->cqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = op,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = raddr,
+		.compare_add = compare_add,
+		.swap = swap,
+		.rkey = rkey,
+	};
+	int ret;
+
+	if (off + sizeof(u64) > MRK_PEER_BUF || off % sizeof(u64))
+		return -ERANGE;
+	mrk_wait_init(w);
+	ret = ib_post_send(pair->peer.qp, &wr.wr, NULL);
+	if (ret)
+		return ret;
+	return mrk_poll(pair, w, 5000);
+}

@@ -91,5 +91,8 @@ int mrk_peer_access_dead(struct mrk_pair *pair, u64 raddr, u32 rkey,
 struct ib_device *mrk_device_add(enum mrk_kind kind, const char *ibdev,
 				 const char *netdev, __be32 addr);
 int mrk_device_del(struct ib_device *dev, const char *netdev);
+int mrk_peer_atomic(struct mrk_pair *pair, enum ib_wr_opcode op, u32 off,
+		    u64 raddr, u32 rkey, u64 compare_add, u64 swap,
+		    struct mrk_wait *w);
 
 #endif /* _MRKIT_RDMA_FIXTURE_H */

@@ -545,6 +545,39 @@ static void sigmr_access_dir_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
+/*
+ * While the invalidation of a protected I/O is in flight its completion
+ * hands the descriptors back: mrkit_io_check_pi() is refused with -EBUSY
+ * and reads nothing, and the status checked before stays the one done()
+ * reports.
+ */
+static void sigmr_check_busy_test(struct kunit *test)
+{
+	struct fake_dev *fdev = pi_fake(test);
+	struct mrkit_pool *pool = pi_pool(test, fdev);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pi_result res;
+	struct mrkit_pi pi;
+	struct pi_bufs b;
+	struct test_io t;
+
+	pi_bufs_init(test, fdev, &b, 512);
+	KUNIT_ASSERT_EQ(test, mrkit_pi_from_nvme(&pi, false, NVME_RW_PRINFO_PRACT |
+						 CHK_ALL, 1, 512, 0, 0, 0xffff,
+						 0), 0);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map_pi(&t.io, &b.dsg, 1, NULL, 0, &pi), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), -EBUSY);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), -EINVAL);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
 static void sigmr_bad_input_test(struct kunit *test)
 {
 	struct fake_dev *fdev = pi_fake(test);
@@ -671,6 +704,7 @@ static struct kunit_case mrkit_sigmr_cases[] = {
 	KUNIT_CASE_PARAM(sigmr_emulated_test, pi_case_gen_params),
 	KUNIT_CASE(sigmr_unchecked_put_test),
 	KUNIT_CASE(sigmr_access_dir_test),
+	KUNIT_CASE(sigmr_check_busy_test),
 	KUNIT_CASE(sigmr_bad_input_test),
 	KUNIT_CASE(sigmr_engine_vectors_test),
 	{}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Helpers shared by mrkit's KUnit suites: counted I/Os, pools destroyed
+ * What mrkit's KUnit suites share: counted I/Os, pools destroyed
  * with the test, and waiting for an I/O on a real pair.
  */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Helpers shared by mrkit's KUnit suites.
+ * What mrkit's KUnit suites share (test_util.c).
  */
 #ifndef _MRKIT_TEST_UTIL_H
 #define _MRKIT_TEST_UTIL_H

@@ -865,7 +865,7 @@ static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
  * @pool: the pool
  *
  * For ULPs that manage registrations themselves rather than through
- * &struct mrkit_io (mrkit's I/O calls use it), and for measuring the pool.
+ * mrkit's I/O calls (which use it), and for measuring the pool.
  * O(1): one cmpxchg, no lock, no allocation.  When the pool is empty it
  * counts the event, queues growth if below the maximum depth, and arms the
  * wake-up of mrkit_pool_wait() sleepers and of the notify callback for the

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mrkit_stress_smp: races of the review (issue N) that only two CPUs can
- * make, run in the qemu guest (2 vCPUs, Debian's kernel, booted with
- * slub_debug=FZPU so that a write to freed memory is reported).
+ * mrkit_stress_smp: the pool's races that only two CPUs can make, run in
+ * the qemu guest (2 vCPUs, Debian's kernel, booted with slub_debug=FZPU
+ * so that a write to freed memory is reported).
  *
  * Normal operation: at load, for @rounds rounds each,
  *  - puts during destroy: a pool on the rxe device's PD hands out all
@@ -232,8 +232,9 @@ static int st_putter(void *data)
 	struct st_wait *w = data;
 	unsigned int i;
 
+	/* The loading thread may share this CPU: let it run. */
 	while (atomic_read(&w->stage) < 2)
-		cpu_relax();
+		cond_resched();
 	for (i = 0; i < ST_GROW_FROM; i++)
 		mrkit_mr_put(w->mrs[i]);
 	complete(&w->put);
@@ -355,6 +356,6 @@ module_init(stress_smp_init);
 module_exit(stress_smp_exit);
 
 MODULE_AUTHOR("mrkit developers");
-MODULE_DESCRIPTION("mrkit SMP stress: races of the review that need two CPUs");
+MODULE_DESCRIPTION("mrkit SMP stress: the pool's races that need two CPUs");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(MRKIT);

@@ -50,7 +50,7 @@ static bool mrkit_pi_interval_ok(u32 interval)
  * mrkit_pi_from_scsi - describe a SCSI command's protection
  * @pi: filled in
  * @prot_op: scsi_get_prot_op()
- * @prot_flags: scsi_cmnd.prot_flags (%SCSI_PROT_*)
+ * @prot_flags: scsi_cmnd.prot_flags (SCSI_PROT_* flags)
  * @interval: scsi_prot_interval() (the logical block size)
  * @ref_tag: scsi_prot_ref_tag()
  * @lba: the first logical block, for error reports
@@ -115,7 +115,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pi_from_scsi, MRKIT);
  * mrkit_pi_from_nvme - describe an NVMe command's protection
  * @pi: filled in
  * @write: the command writes (data goes to the wire at the host)
- * @control: the command's control field (%NVME_RW_PRINFO_* bits)
+ * @control: the command's control field (NVME_RW_PRINFO_* bits)
  * @pi_type: the namespace's PI type (%NVME_NS_DPS_PI_TYPE1..3)
  * @lba_size: the LBA data size (the protection interval)
  * @ref_tag: the command's initial reference tag
@@ -424,18 +424,21 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
  * * %-EILSEQ - a PI error; @res says which tag, where, and the SCSI sense
  *   and NVMe status to report.
  * * %-EINVAL - @io holds no protected registration.
- * * %-EBUSY - @io's RDMA READ chain is in flight: its completion reads
- *   the status.
+ * * %-EBUSY - @io's RDMA READ chain or its invalidation is in flight:
+ *   its completion reads the status and hands the descriptors back.
  * * another errno - the status could not be read; @res is the catch-all
  *   (guard / NVME_SC_INVALID_PI).
  */
 int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res)
 {
+	/* Pairs with the release in mrkit_io_notify(). */
+	enum mrkit_io_state state = smp_load_acquire(&io->state);
 	struct mrkit_mr *mr;
-	int ret = mrkit_io_busy(io, "signature check");
 
-	if (ret)
-		return ret;
+	if (unlikely(state == MRKIT_IO_READING ||
+		     state == MRKIT_IO_INVALIDATING ||
+		     state == MRKIT_IO_FENCING))
+		return mrkit_io_refuse(io, "signature check", -EBUSY);
 	mr = io->mrs;
 	if (!mr || mr->ibmr->type != IB_MR_TYPE_INTEGRITY)
 		return -EINVAL;

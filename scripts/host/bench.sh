@@ -23,7 +23,7 @@
 #  - end to end, A/B: the stock ULP modules against the kernel's ULPs
 #    converted to mrkit (nvme-rdma, NFS/RDMA, iSER), one guest boot per
 #    transport (rxe, siw), interleaved.
-# Prints PARITY, MEMORY, the goals and a COST line for each goal not met;
+# Prints PARITY, MEMORY, ATOMICS (the sanitizer build's counts), the goals and a COST line for each goal not met;
 # writes .check/bench-results.json (machine, kernels, date, commit, every
 # figure with its interval); make bench-table turns such a file into the
 # documentation's table.
@@ -59,6 +59,10 @@ if [[ $parts == *" uml "* ]]; then
 		> "$out/bench.log" 2>&1 || { tail -n 30 "$out/bench.log"; exit 1; }
 	cp "$build/test.log" "$out/bench-uml.log"
 	uml_unlock
+	# Atomic read-modify-writes per I/O are counted only in the sanitizer
+	# build (CONFIG_MRKIT_COUNT_RMW), never in a timed one.
+	MRKIT_KUNIT_FILTER='mrkit_bench*' nice -n 10 "$proj/scripts/host/kunit.sh" debug \
+		> "$out/bench-atomics.out" 2>&1 || { tail -n 30 "$out/bench-atomics.out"; exit 1; }
 	grep -q ' PAIR W3 ' "$out/bench-uml.log" ||
 		{ echo "bench: no W3 figure in the UML log (.check/bench-uml.log)"; exit 1; }
 	# Every suite ran in this non-debug build (make check runs them in the
@@ -77,7 +81,8 @@ if [[ $parts == *" vm "* ]]; then
 fi
 
 PYTHONPATH="$proj/scripts" python3 -m mrkit_report.bench parse --uml "$out/bench-uml.log" \
-	--vm "$out/vm-bench.log" --out "$out/bench-results.json"
+	--vm "$out/vm-bench.log" --atomics "$out/kunit-debug-kernel.log" \
+	--out "$out/bench-results.json"
 [[ $parts == *" ab "* ]] || exit 0
 
 # One converted ULP's A/B: ab_ulp ULP TITLE LEGEND LINES (a grep -E

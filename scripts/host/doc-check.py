@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Check that Documentation/*.rst says only what the tree can back.
+"""Check that README and Documentation/*.rst say only what the tree backs.
 
-  doc-check.py TREE              TREE: the unpacked linux-source-6.1
+  doc-check.py TREE [--update] [--sphinx]     TREE: the unpacked linux-source-6.1
 
 1. Every ".. kernel-doc:: PATH" directive resolves: the tree's
    scripts/kernel-doc runs on PATH with the directive's options, as the
@@ -11,15 +11,30 @@
    there ("'X' not found") included.  PATH is relative to a kernel tree in
    which mrkit sits at drivers/infiniband/ulp/mrkit/ (its drop-in), so
    that prefix is read from this checkout.
-2. Every :doc:`NAME` reference names a file in Documentation/.
-3. The lines-saved tables of the porting guide are what
-   scripts/ulp/porting-loc.py computes from the code.
-4. Every report line documented as ``KEYWORD ...`` in
+2. The API reference is whole and public: the functions the
+   ":identifiers:" directives name are exactly mrkit's exports
+   (EXPORT_SYMBOL_NS_GPL(..., MRKIT)) and the inline functions of
+   include/rdma/mrkit.h, and the types they name are that header's;
+   every tracepoint trace.c exports is named as ``EVENT``.
+3. Every :doc:`NAME` reference names a file in Documentation/.
+4. The code-line tables of the porting guide, one per ULP between the
+   lines ".. patches-loc ULP begin" and ".. patches-loc ULP end" of
+   Documentation/mrkit.rst, are what scripts/host/patches.py's loc_rows()
+   gives for ulp/ULP/series (--update rewrites them).
+5. Every report line documented as ``KEYWORD ...`` in
    Documentation/mrkit-testing.rst is printed by something in scripts/,
-   kunit/ or samples/.
+   kunit/, samples/ or bench/, and each of its key= fields is in a file
+   that prints it or in a guest's script (whose fields the reports pass
+   on).
+6. What README, scripts/README and the documents name exists: each path
+   under one of the checkout's directories (in the checkout or, for the
+   kernel's own, in TREE; an upper-case component such as ULP stands for
+   any name), each "make TARGET" in the Makefile, each mrkit_* and MRKIT_*
+   name in the sources, each mrkit_*() as a function; README has at most
+   200 lines.
 With --sphinx, also build the documents with the kernel's Sphinx
 extensions (needs python3-sphinx), warnings fatal.
-Prints one line per problem and "doc-check: ok" or "doc-check: FAILED".
+Prints one line per problem and "doc-check: ... ok" or "... FAILED".
 """
 import glob
 import os
@@ -29,10 +44,34 @@ import subprocess
 import sys
 import tempfile
 
-PROJ = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROJ = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+import patches  # noqa: E402
+import splice  # noqa: E402
+
 DROPIN = "drivers/infiniband/ulp/mrkit/"
 DIRECTIVE = re.compile(r"^(\s*)\.\. kernel-doc::\s*(\S+)\s*$")
 OPTION = re.compile(r"^\s+:([a-z-]+):\s*(.*)$")
+README_MAX = 200
+
+
+def rel(path):
+    return os.path.relpath(path, PROJ)
+
+
+def tracked(*pathspecs):
+    """The checkout's files (tracked, or new and not ignored) under pathspecs."""
+    out = subprocess.run(["git", "-C", PROJ, "ls-files", "-co", "--exclude-standard", "--",
+                          *pathspecs], capture_output=True, text=True, check=True).stdout
+    return [os.path.join(PROJ, p) for p in out.split("\n")
+            if p and os.path.isfile(os.path.join(PROJ, p))]
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 def directives(path):
@@ -77,12 +116,12 @@ def where_documented(name):
     return hits
 
 
-def kernel_doc(tree, rst, line, rel, opts):
+def kernel_doc(tree, rst, line, dpath, opts):
     """Problems of one directive, as kerneldoc.py would build its command."""
-    where = f"{os.path.relpath(rst, PROJ)}:{line}: kernel-doc {rel}"
-    path = source(tree, rel)
+    where = f"{os.path.relpath(rst, PROJ)}:{line}: kernel-doc {dpath}"
+    path = source(tree, dpath)
     if not os.path.isfile(path):
-        shown = os.path.relpath(path, PROJ) if rel.startswith(DROPIN) else path
+        shown = os.path.relpath(path, PROJ) if dpath.startswith(DROPIN) else path
         return [f"{where}: no such file {shown} (the code that adds it has not landed, "
                 f"or the path is wrong)"]
     cmd = ["perl", os.path.join(tree, "scripts/kernel-doc"), "-rst", "-enable-lineno",
@@ -143,22 +182,161 @@ def doc_refs(rst, names):
     return probs
 
 
+def api(rsts):
+    """The API reference: exactly the exports, mrkit.h's inlines and types."""
+    header = read(os.path.join(PROJ, "include/rdma/mrkit.h"))
+    exports = set()
+    for p in tracked("*.c"):
+        exports |= set(re.findall(r"EXPORT_SYMBOL_NS_GPL\((\w+),\s*MRKIT\)", read(p)))
+    inlines = set(re.findall(r"^static inline [^(]*?\b(\w+)\(", header, re.M))
+    types = set(re.findall(r"^(?:struct|enum|union) (\w+) \{", header, re.M))
+    types |= set(re.findall(r"^typedef [^;]*?\(\*(\w+)\)", header, re.M))
+    want = exports | inlines
+    probs, named = [], set()
+    for rst in rsts:
+        for line, path, opts in directives(rst):
+            for n in (opts.get("identifiers") or opts.get("functions") or "").split():
+                named.add(n)
+                if n not in want and n not in types:
+                    probs.append(f"{rel(rst)}:{line}: {n}: in the API reference but neither "
+                                 f"exported to MRKIT, inline in mrkit.h, nor a type of mrkit.h")
+    for n in sorted(want - named):
+        probs.append(f"API reference: {n}() is {'exported' if n in exports else 'in mrkit.h'} "
+                     f"but no kernel-doc directive names it")
+    # The tracepoints, each exported for other modules' probes.
+    text = "".join(read(r) for r in rsts)
+    for n in re.findall(r"EXPORT_TRACEPOINT_SYMBOL_GPL\((\w+)\)", read(os.path.join(PROJ, "trace.c"))):
+        if f"``{n}``" not in text:
+            probs.append(f"tracepoint {n}: exported by trace.c, named in no document")
+    return probs
+
+
+def loc_block(tree, ulp):
+    """The generated rst of one ULP: its patches and their code lines."""
+    rows = patches.loc_rows(tree, os.path.join(PROJ, "ulp", ulp))
+    out = [f".. list-table:: ``ulp/{ulp}/series``: code lines each patch removes from "
+           f"upstream and puts in",
+           "   :header-rows: 1", "   :widths: 70 15 15", "",
+           "   * - Patch", "     - Upstream", "     - On mrkit"]
+    for subject, up, ours in rows:
+        out += [f"   * - {subject}", f"     - {up}", f"     - {ours}"]
+    up, ours = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    out += ["   * - Total", f"     - {up}", f"     - {ours}", ""]
+    out.append(f"Code lines saved: {up - ours}." if up >= ours else
+               f"Code lines saved: none; the code on mrkit is {ours - up} lines longer.")
+    return out
+
+
+def loc_tables(tree, rst, update):
+    """Problems of the generated tables in rst (rewritten with update)."""
+    text = read(rst)
+    new, probs = text, []
+    ulps = sorted(os.path.basename(os.path.dirname(s))
+                  for s in glob.glob(os.path.join(PROJ, "ulp", "*", "series")))
+    for ulp in set(re.findall(r"^\.\. patches-loc (\S+) begin$", text, re.M)) - set(ulps):
+        probs.append(f"{rel(rst)}: a patches-loc block for {ulp}, which has no ulp/{ulp}/series")
+    for ulp in ulps:
+        pat = re.compile(r"(^\.\. patches-loc %s begin\n)(.*?)(^\.\. patches-loc %s end$)"
+                         % (ulp, ulp), re.S | re.M)
+        if not pat.search(new):
+            probs.append(f"{rel(rst)}: no '.. patches-loc {ulp} begin' ... end block")
+            continue
+        try:
+            body = "\n" + "\n".join(loc_block(tree, ulp)) + "\n\n"
+        except (patches.SeriesError, splice.SpliceError, OSError) as e:
+            probs.append(f"{rel(rst)}: ulp/{ulp}: {e}")
+            continue
+        new = pat.sub(lambda mo: mo.group(1) + body + mo.group(3), new)
+    if new != text:
+        if update:
+            with open(rst, "w", encoding="utf-8") as f:
+                f.write(new)
+            print(f"doc-check: {rel(rst)}: the code-line tables rewritten")
+        else:
+            probs.append(f"{rel(rst)}: the code-line tables differ from ulp/*/series and the "
+                         f"splice files; run scripts/host/doc-check.py TREE --update")
+    return probs
+
+
 def report_lines(rst):
-    """``KEYWORD ...`` report lines the testing guide documents, printed nowhere."""
+    """``KEYWORD ...`` lines the testing guide documents that nothing prints."""
+    files = [p for p in tracked("scripts", "kunit", "samples", "bench")
+             if "/tests/" not in p and not p.endswith("doc-check.py")]
+    texts = {p: read(p) for p in files}
     probs = []
-    sources = []
-    for d in ("scripts", "kunit", "samples"):
-        for p in glob.glob(os.path.join(PROJ, d, "**", "*"), recursive=True):
-            if os.path.isfile(p) and not p.endswith("doc-check.py"):
-                with open(p, encoding="utf-8", errors="replace") as f:
-                    sources.append(f.read())
-    text = "\n".join(sources)
-    with open(rst, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            mo = re.match(r"^``([A-Z][A-Z0-9]+) [^`]*``\s*$", line)
-            if mo and not re.search(r"[\"']%s[ \\]" % mo.group(1), text):
-                probs.append(f"{os.path.relpath(rst, PROJ)}:{no}: report line {mo.group(1)}: "
-                             f"nothing in scripts/, kunit/ or samples/ prints it")
+    for no, line in enumerate(read(rst).split("\n"), 1):
+        mo = re.match(r"^``([A-Z][A-Z0-9]+) ([^`]*)``\s*$", line)
+        if not mo:
+            continue
+        word = mo.group(1)
+        printers = [t for t in texts.values() if re.search(r"[\"']%s[ \\]" % word, t)]
+        if not printers:
+            probs.append(f"{rel(rst)}:{no}: report line {word}: nothing in scripts/, kunit/, "
+                         f"samples/ or bench/ prints it")
+            continue
+        # A field is the printer's, or a guest's it passes on.
+        guests = [t for p, t in texts.items() if "/scripts/guest/" in p]
+        for key in re.findall(r"(?<![\w.])([a-z_]+)=", mo.group(2)):
+            if not any(re.search(r"\b%s=|[\"']%s[\"']" % (key, key), t)
+                       for t in printers + guests):
+                probs.append(f"{rel(rst)}:{no}: report line {word}: no field {key}= in the "
+                             f"files that print it or in the guests' scripts")
+    return probs
+
+
+def targets():
+    text = read(os.path.join(PROJ, "Makefile"))
+    return set(re.findall(r"^([a-z][\w-]*):", text, re.M))
+
+
+def named_things(tree, docs):
+    """Paths, make targets and mrkit names in docs that the tree lacks."""
+    tops = sorted({p.split("/")[0] for p in (rel(x) for x in tracked(".")) if "/" in p} |
+                  {"drivers", "net"})
+    path_re = re.compile(r"(?<![\w/.$<-])((?:%s)/[\w./*<>+-]*)" % "|".join(map(re.escape, tops)))
+    sources = {p: read(p) for p in tracked(".")
+               if not p.endswith((".rst", "doc-check.py")) and os.path.basename(p) != "README"}
+    words = set()
+    calls = set()
+    for p, t in sources.items():
+        words |= set(re.findall(r"\b(?:mrkit|MRKIT)_\w+", t))
+        if p.endswith((".c", ".h", ".splice")):
+            calls |= set(re.findall(r"\b(mrkit_\w+)\s*\(", t))
+    make = targets()
+    probs = []
+    for doc in docs:
+        text = read(doc)
+        if rel(doc) == "README" and text.count("\n") > README_MAX:
+            probs.append(f"README: {text.count(chr(10))} lines, more than {README_MAX}")
+        for no, line in enumerate(text.split("\n"), 1):
+            where = f"{rel(doc)}:{no}"
+            for mo in path_re.finditer(line):
+                p = mo.group(1).rstrip(".")
+                pat = re.sub(r"<[^>]*>", "*", p)
+                pat = "/".join(re.sub(r"\b[A-Z][A-Z0-9_]*\b", "*", c)
+                               if not c.startswith(("Documentation", "Kbuild", "Kconfig",
+                                                    "Makefile", "README"))
+                               else c for c in pat.split("/"))
+                if pat.startswith(DROPIN):
+                    found = glob.glob(os.path.join(PROJ, pat[len(DROPIN):]))
+                else:
+                    found = glob.glob(os.path.join(PROJ, pat)) or glob.glob(os.path.join(tree, pat))
+                if not found:
+                    probs.append(f"{where}: {p}: no such file in the checkout or in TREE")
+            for mo in re.finditer(r"\bmake ([a-z][\w-]*)", line):
+                if mo.group(1) not in make and mo.group(1) not in ("target", "targets"):
+                    probs.append(f"{where}: make {mo.group(1)}: no such target in the Makefile")
+            for mo in re.finditer(r"\b(?:mrkit|MRKIT)_\w+", line):
+                name = mo.group(0).rstrip("_")
+                if name.endswith("_") or name in words:
+                    continue
+                # A family written as a prefix, e.g. mrkit_io_*().
+                if line[mo.end():mo.end() + 1] == "*" and any(w.startswith(name) for w in words):
+                    continue
+                probs.append(f"{where}: {name}: named nowhere in the sources")
+            for mo in re.finditer(r"\b(mrkit_\w+)\(\)", line):
+                if mo.group(1) not in calls:
+                    probs.append(f"{where}: {mo.group(1)}(): no such function in the sources")
     return probs
 
 
@@ -204,27 +382,27 @@ def main():
     tree = args[0]
     rsts = sorted(glob.glob(os.path.join(PROJ, "Documentation", "*.rst")))
     names = {os.path.splitext(os.path.basename(r))[0] for r in rsts}
-    probs, n = [], 0
-    for rst in rsts:
-        for line, rel, opts in directives(rst):
-            n += 1
-            probs += kernel_doc(tree, rst, line, rel, opts)
-        probs += doc_refs(rst, names)
+    guide = os.path.join(PROJ, "Documentation", "mrkit.rst")
     testing = os.path.join(PROJ, "Documentation", "mrkit-testing.rst")
+    probs, n = [], 0
+    if os.path.exists(guide):
+        probs += loc_tables(tree, guide, "--update" in sys.argv)
+    for rst in rsts:
+        for line, path, opts in directives(rst):
+            n += 1
+            probs += kernel_doc(tree, rst, line, path, opts)
+        probs += doc_refs(rst, names)
+    probs += api(rsts)
     if os.path.exists(testing):
         probs += report_lines(testing)
-    guide = os.path.join(PROJ, "Documentation", "mrkit.rst")
-    if os.path.exists(guide):
-        res = subprocess.run([sys.executable, os.path.join(PROJ, "scripts/ulp/porting-loc.py"),
-                              "--tree", tree, "--check", guide],
-                             capture_output=True, text=True, check=False)
-        if res.returncode:
-            probs += [ln for ln in (res.stdout + res.stderr).splitlines() if ln.strip()]
+    probs += named_things(tree, [os.path.join(PROJ, "README"),
+                                 os.path.join(PROJ, "scripts", "README")] + rsts)
     if "--sphinx" in sys.argv:
         probs += sphinx(tree, rsts)
     for p in probs:
         print(f"doc-check: {p}")
-    print(f"doc-check: {n} kernel-doc directives in {len(rsts)} documents: "
+    print(f"doc-check: README, scripts/README and {len(rsts)} documents, {n} kernel-doc "
+          f"directives: "
           + ("ok" if not probs else f"FAILED ({len(probs)} problems)"))
     return 1 if probs else 0
 

@@ -32,12 +32,15 @@ mkdir -p "$build" "$out"
 
 log=$out/kunit-$variant.log
 json=$out/kunit-$variant.json
-rm -f "$json" "$build/test.log"
+klog=$out/kunit-$variant-kernel.log
+rm -f "$json" "$build/test.log" "$klog"
 rc=0
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run "${cfg[@]}" \
 	--build_dir="$build" --jobs="$(nproc)" --timeout=900 \
 	--json="$json" --kernel_args=ib_core.force_mr=1 \
 	"${MRKIT_KUNIT_FILTER:-mrkit*}") > "$log" 2>&1 || rc=$?
+# The kernel's log, kept with this checkout (the build directory is shared).
+cp "$build/test.log" "$klog" 2>/dev/null || true
 # The parsed per-suite results, as kunit.py printed them.
 sed -n '/=\+ mrkit/,$p' "$log" | grep -E '^\[|Elapsed|Ran ' | grep -v '^\[[0-9:]*\] *$' | tail -n 200 || true
 if [ ! -s "$json" ]; then
@@ -56,7 +59,7 @@ if grep -E 'warning:|error:' "$wlog" | grep 'ulp/mrkit/'; then
 fi
 
 # Summary lines tests print for the record (e.g. the fault matrix).
-grep -ho '# [a-z_]*: fault matrix: .*' "$build/test.log" | sed "s/^/kunit ($variant): /" || true
+grep -ho '# [a-z_]*: fault matrix: .*' "$klog" | sed "s/^/kunit ($variant): /" || true
 
 exec env PYTHONPATH="$proj/scripts" python3 -m mrkit_report.kunit "$variant" "$json" \
-	"$build/test.log" "$proj"/kunit/*.c
+	"$klog" "$proj"/kunit/*.c

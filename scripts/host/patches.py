@@ -25,6 +25,19 @@ of the splice directive, e.g. "rdma.c: replace nvme_rdma_unmap_data").
 Lines starting with # are comments.  The author and Signed-off-by are
 "mrkit developers <mrkit@localhost>"; the dates are fixed, so the same
 inputs give the same series.
+
+  patches.py --tree TREE --loc ulp/ULP
+
+prints instead, per patch of the series, the code lines (neither blank nor
+comment-only: splice.py's code_lines()) of the upstream regions its
+directives replace or delete and the code lines they put in, then the
+totals (the ULP's SPLICE-LOC figures):
+
+  loc: ULP N/M SUBJECT: upstream=U mrkit=K
+  loc: ULP total: upstream=U mrkit=K
+
+Documentation/mrkit.rst's porting guide is generated from loc_rows()
+(scripts/host/doc-check.py checks it).
 """
 import argparse
 import glob
@@ -108,37 +121,83 @@ def compare(repo, files, what):
                 raise SeriesError(f"{rel}: {what} differs from splice.py's output")
 
 
+def load(tree, ulpdir):
+    """(targets, whole, series, key) of a ULP, every directive in one patch.
+
+    targets and whole are splice.collect()'s; series read_series()'s; key
+    maps each directive's ("FILE", "DIRECTIVE") to its place in a splice
+    file (splice.py's "where").
+    """
+    targets, whole = splice.collect(sorted(glob.glob(os.path.join(ulpdir, "*.splice"))), tree)
+    series = read_series(os.path.join(ulpdir, "series"))
+    key = {}
+    for up, items in targets.items():
+        for words, _, where in items:
+            key[(os.path.basename(up), " ".join(words))] = where
+    for up, (_, where) in whole.items():
+        key[(os.path.basename(up), "whole-file " + os.path.relpath(up, tree))] = where
+    seen = {}
+    for n, (subject, _, pieces) in enumerate(series, 1):
+        for p in pieces:
+            if p not in key:
+                raise SeriesError(f"patch {n} ({subject}): no directive {p[0]}: {p[1]}")
+            if p in seen:
+                raise SeriesError(f"{p[0]}: {p[1]}: in patches {seen[p]} and {n}")
+            seen[p] = n
+    left = sorted(set(key) - set(seen))
+    if left:
+        raise SeriesError("directives in no patch: " +
+                          "; ".join(f"{f}: {d}" for f, d in left))
+    return targets, whole, series, key
+
+
+def loc_rows(tree, ulpdir):
+    """[(subject, upstream, mrkit)] per patch of a ULP's series: the code
+    lines of the upstream regions its directives replace or delete, and
+    those of the code they put in (splice.code_lines())."""
+    targets, whole, series, key = load(tree, ulpdir)
+    count = {}
+    for up, items in targets.items():
+        with open(up, encoding="utf-8") as f:
+            src = splice.Source(up, f.read())
+        for item in items:
+            (s, e, new, _), = splice.plan(src, [item])
+            count[item[2]] = (splice.code_lines(src.text[s:e]), splice.code_lines(new))
+    for up, (body, where) in whole.items():
+        with open(up, encoding="utf-8") as f:
+            count[where] = (splice.code_lines(f.read()), splice.code_lines(body))
+    return [(subject, sum(count[key[p]][0] for p in pieces),
+             sum(count[key[p]][1] for p in pieces)) for subject, _, pieces in series]
+
+
+def print_loc(tree, ulpdir, name):
+    rows = loc_rows(tree, ulpdir)
+    for n, (subject, up, ours) in enumerate(rows, 1):
+        print(f"loc: {name} {n}/{len(rows)} {subject}: upstream={up} mrkit={ours}")
+    print(f"loc: {name} total: upstream={sum(r[1] for r in rows)} "
+          f"mrkit={sum(r[2] for r in rows)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tree", required=True)
-    ap.add_argument("--out", required=True)
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--out")
+    mode.add_argument("--loc", action="store_true",
+                      help="print the code lines each patch removes and adds")
     ap.add_argument("ulpdir")
     a = ap.parse_args()
     name = os.path.basename(os.path.normpath(a.ulpdir))
+    if a.loc:
+        try:
+            print_loc(a.tree, a.ulpdir, name)
+        except (SeriesError, splice.SpliceError, OSError) as e:
+            print(f"patches: {name}: FAILED: {e}", file=sys.stderr)
+            return 1
+        return 0
     tmp = tempfile.mkdtemp(prefix=f"mrkit-patches-{name}.")
     try:
-        targets, whole = splice.collect(sorted(glob.glob(os.path.join(a.ulpdir, "*.splice"))),
-                                        a.tree)
-        series = read_series(os.path.join(a.ulpdir, "series"))
-        # Each directive by its "FILE: DIRECTIVE" key.
-        key = {}
-        for up, items in targets.items():
-            for words, _, where in items:
-                key[(os.path.basename(up), " ".join(words))] = where
-        for up, (_, where) in whole.items():
-            key[(os.path.basename(up), "whole-file " + os.path.relpath(up, a.tree))] = where
-        seen = {}
-        for n, (subject, _, pieces) in enumerate(series, 1):
-            for p in pieces:
-                if p not in key:
-                    raise SeriesError(f"patch {n} ({subject}): no directive {p[0]}: {p[1]}")
-                if p in seen:
-                    raise SeriesError(f"{p[0]}: {p[1]}: in patches {seen[p]} and {n}")
-                seen[p] = n
-        left = sorted(set(key) - set(seen))
-        if left:
-            raise SeriesError("directives in no patch: " +
-                              "; ".join(f"{f}: {d}" for f, d in left))
+        targets, whole, series, key = load(a.tree, a.ulpdir)
 
         repo = os.path.join(tmp, "work")
         os.makedirs(repo)

@@ -3,12 +3,13 @@
 #
 # make check's static step: checkpatch --strict and kernel-doc -Werror
 # from the 6.1 and the 6.12 tree on every tracked source file (a kernel
-# version test anywhere but mrkit_compat.h fails checkpatch); the layering
-# and export rules; the report parsers' unit tests
-# (scripts/mrkit_report/tests); the process-word check (words.sh); the
-# converted ULPs as patch series (patches.sh), checkpatch --strict on
-# them; then the out-of-tree build of mrkit.ko against Debian's 6.1 and
-# 6.12 headers with W=1 and sparse (C=2).  Any warning fails.
+# version test anywhere but mrkit_compat.h fails checkpatch); the
+# documentation (doc-check.py); the layering and export rules; the report
+# parsers' unit tests (scripts/mrkit_report/tests); the process-word check
+# (words.sh); the converted ULPs as patch series (patches.sh), checkpatch
+# --strict on them; then the out-of-tree build of mrkit.ko against
+# Debian's 6.1 and 6.12 headers with W=1 and sparse (C=2).  Any warning
+# fails.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,14 +59,33 @@ for k in $kernels; do
 		echo "static: kernel-doc -Werror ($k): ok (with the ULPs' splice files)"
 done
 
+# README and Documentation/ against the tree (scripts/host/doc-check.py):
+# kernel-doc directives, the API reference, the porting guide's tables,
+# report lines, and every path, make target and mrkit name they mention.
+gate "documentation (doc-check.py)" "$out/doc-check.log" 'FAILED' \
+	python3 "$proj/scripts/host/doc-check.py" "$tree" &&
+	sed 's/^doc-check: /static: documentation: /' "$out/doc-check.log"
+
 # Layering (Documentation/mrkit.rst): the pool knows nothing of work
 # requests, protection or the I/O - mrpool/ neither reads struct mrkit_io
 # nor calls into frwr/ or sigmr/ (checked on the source here and on the
 # built objects' symbols after the build below) - and plain registration
 # reaches the signature code only through the inline seam of
 # mrkit_priv.h (integrity descriptors).
-if grep -nE 'ib_post_send|ib_send_wr|struct mrkit_io([^_]|$)|mrkit_io_[a-z]+\(|->(mrs|io_next)\b' mrpool/*.c ||
-   grep -nE 'mrkit_mr_enforce_pi_slow|mrkit_pi_|ib_check_mr_status' frwr/*.c; then
+# Comments may name what the code must not use: only code is searched.
+code_grep() {
+	local re=$1 f out hit=1
+	shift
+	for f in "$@"; do
+		if out=$(gcc -fpreprocessed -dD -E -P "$f" | grep -nE "$re"); then
+			printf '%s: %s\n' "$f" "$out"
+			hit=0
+		fi
+	done
+	return $hit
+}
+if code_grep 'ib_post_send|ib_send_wr|struct mrkit_io([^_]|$)|mrkit_io_[a-z]+\(|->(mrs|io_next)\b' mrpool/*.c ||
+   code_grep 'mrkit_mr_enforce_pi_slow|mrkit_pi_|ib_check_mr_status' frwr/*.c; then
 	echo "static: layering (mrpool -> frwr, frwr -> sigmr): FAILED"
 	fail=1
 else

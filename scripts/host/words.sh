@@ -10,8 +10,9 @@
 #   words.sh [FILE...]    the given files only (and no commit message)
 set -euo pipefail
 
-# What is checked, as git pathspecs; widen to "." for the whole tree.
-WORDS_PATHS=(scripts ulp Makefile .ci 'kunit/*.config' kunit/.kunitconfig)
+# What is checked, as git pathspecs: the whole tree (every tracked file, and
+# new ones not ignored).
+WORDS_PATHS=(.)
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 here=$proj/scripts/host
