@@ -22,7 +22,8 @@
 #     nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit
 #     (built at build time from linux-source-6.1), each over rxe and siw
 #     against the kernel's target: a short fio verify and one fault
-#     (scripts/host/vm-ulp.sh ULP TRANSPORT check)
+#     (scripts/host/vm-ulp.sh ULP TRANSPORT check); the NVMe/RDMA demo on
+#     Debian's 6.12 kernel
 #  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
 #     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
 #     faults runs the whole schedule, the stock driver and iSER and NFS too)
@@ -95,6 +96,9 @@ lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
 	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
+	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
+	lrun b4 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
+		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
 }
 t0=$SECONDS
 rm -f .check/lane-*.out
