@@ -29,6 +29,10 @@
 #                 the stock ones under fio verify while the wire drops,
 #                 delays, reorders, duplicates and goes down, the target
 #                 dies and boots again, the controller is deleted
+#   make dkms-deb
+#                 the Debian package mrkit-dkms (dpkg-buildpackage,
+#                 dh_dkms) in out/: apt install ./out/mrkit-dkms_*.deb
+#                 builds mrkit.ko with DKMS for every kernel with headers
 #   make clean
 # A target whose packages are missing names them and says "run make deps".
 # Where the scripts are: scripts/README.
@@ -64,8 +68,11 @@ bench-table:
 faults:
 	@scripts/host/faults.sh
 
+dkms-deb:
+	@scripts/host/dkms-deb.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf .check out
 
-.PHONY: all modules deps check patches demo bench bench-table faults clean
+.PHONY: all modules deps check patches demo bench bench-table faults dkms-deb clean
