@@ -64,8 +64,15 @@ dkms_make_root() {
 	debootstrap --variant=minbase bookworm "$r" http://deb.debian.org/debian \
 		> "$1/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$1/debootstrap.log" >&2; return 1; }
+	# Debian 12 and its security archive (linux-*-6.12.*+deb12), whatever
+	# the host's own apt sources are.
 	rm -f "$r/etc/apt/sources.list"
-	cp /etc/apt/sources.list.d/debian.sources "$r/etc/apt/sources.list.d/"
+	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
+		http://deb.debian.org/debian "bookworm bookworm-updates" \
+		/usr/share/keyrings/debian-archive-keyring.gpg \
+		http://deb.debian.org/debian-security bookworm-security \
+		/usr/share/keyrings/debian-archive-keyring.gpg \
+		> "$r/etc/apt/sources.list.d/debian.sources"
 	# The chroot never boots: the 6.12 image's initramfs takes no modules.
 	mkdir -p "$r/etc/initramfs-tools/conf.d"
 	echo MODULES=list > "$r/etc/initramfs-tools/conf.d/no-modules.conf"
