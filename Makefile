@@ -3,7 +3,9 @@
 # mrkit developer entry points.  Kbuild reads ./Kbuild, not this file.
 #
 #   make          build mrkit.ko against Debian's linux-headers-amd64
-#                 (builds only: installs nothing)
+#                 (builds only: installs nothing); KVER=6.12 against
+#                 Debian's linux-headers-6.12-amd64, KVER=RELEASE against
+#                 /lib/modules/RELEASE/build, KDIR=DIR against DIR
 #   make deps     install every Debian 12 package any target below needs
 #                 (apt; the only target that installs anything)
 #   make check    every test: static checks, the documentation check,
@@ -27,11 +29,16 @@
 #                 the stock ones under fio verify while the wire drops,
 #                 delays, reorders, duplicates and goes down, the target
 #                 dies and boots again, the controller is deleted
+#   make dkms-deb
+#                 the Debian package mrkit-dkms (dpkg-buildpackage,
+#                 dh_dkms) in out/: apt install ./out/mrkit-dkms_*.deb
+#                 builds mrkit.ko with DKMS for every kernel with headers
 #   make clean
 # A target whose packages are missing names them and says "run make deps".
 # Where the scripts are: scripts/README.
 
-KDIR ?= $(shell scripts/host/kdir.sh)
+KVER ?= 6.1
+KDIR ?= $(shell scripts/host/kdir.sh $(KVER))
 
 all: modules
 
@@ -61,8 +68,11 @@ bench-table:
 faults:
 	@scripts/host/faults.sh
 
+dkms-deb:
+	@scripts/host/dkms-deb.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf .check out
 
-.PHONY: all modules deps check patches demo bench bench-table faults clean
+.PHONY: all modules deps check patches demo bench bench-table faults dkms-deb clean

@@ -46,12 +46,12 @@ extern unsigned long mrkit_rmw_ops;
 extern atomic_t mrkit_live_objects;
 #define mrkit_count_obj(delta)	atomic_add(delta, &mrkit_live_objects)
 #else
-#define mrkit_count_obj(delta)	do { } while (0)
+#define mrkit_count_obj(delta)	((void)(delta))
 #endif
 #if IS_ENABLED(CONFIG_MRKIT_COUNT_RMW)
 #define mrkit_rmw(n)		(mrkit_rmw_ops += (n))
 #else
-#define mrkit_rmw(n)		do { } while (0)
+#define mrkit_rmw(n)		((void)(n))
 #endif
 
 /*

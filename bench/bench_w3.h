@@ -19,9 +19,9 @@
 #define _MRKIT_BENCH_W3_H
 
 #include <linux/scatterlist.h>
-#include <asm/unaligned.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mr_pool.h>
+#include "mrkit_compat.h"
 
 /* An NVMe keyed SGL data block descriptor, as the command carries it. */
 struct bench_ksgl {

@@ -7,6 +7,7 @@
 . /base-lib.sh
 . /nvme-lib.sh
 t=${mrkit_transport:-rxe}
+say "kernel $(uname -r)"
 
 fabric "$t"
 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 || fail null_blk

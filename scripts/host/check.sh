@@ -3,8 +3,9 @@
 #
 # make check: every mrkit test (after make deps on a fresh Debian 12).
 #  1. checks that every package it needs is installed (scripts/host/deps.sh)
-#  2. static checks, the report parsers' unit tests, the process-word
-#     check, the ULPs as patch series and the out-of-tree build
+#  2. static checks against the 6.1 and the 6.12 tree, the report
+#     parsers' unit tests, the process-word check, the ULPs as patch
+#     series and the out-of-tree build against 6.1 and 6.12
 #     (scripts/host/static.sh)
 #  3. KUnit under UML in a KASAN/lockdep/UBSAN build, with W=1 and sparse
 #     over mrkit and its tests (scripts/host/kunit.sh debug); failures, skips,
@@ -22,7 +23,12 @@
 #     nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit
 #     (built at build time from linux-source-6.1), each over rxe and siw
 #     against the kernel's target, and ib_srp over rxe: a short fio verify
-#     and one fault (scripts/host/vm-ulp.sh ULP TRANSPORT check)
+#     and one fault (scripts/host/vm-ulp.sh ULP TRANSPORT check); the
+#     mrkit-dkms package installed with apt on a clean Debian 12 chroot,
+#     built by DKMS for 6.1 and 6.12, a ULP built out of tree against it,
+#     and its mrkit.ko running the NVMe/RDMA sample in a guest
+#     (scripts/host/dkms-check.sh; its clean root made beside steps 2 and
+#     3); the NVMe/RDMA demo on Debian's 6.12 kernel
 #  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
 #     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
 #     faults runs the whole schedule, the stock driver and iSER and NFS too)
@@ -65,9 +71,21 @@ lrun() {
 	} > ".check/lane-$id.out" 2>&1
 }
 
+# The clean Debian 12 root the DKMS check installs into (debootstrap and
+# apt: mostly waiting on the network and the disk), made beside the
+# static checks and KUnit.
+nice -n 10 scripts/host/dkms-check.sh --prepare > .check/dkms-prepare.log 2>&1 &
+dkms_prep=$!
+dkms_prepared() {
+	local rc=0
+	wait "$dkms_prep" || rc=$?
+	cat .check/dkms-prepare.log
+	return $rc
+}
 run static scripts/host/static.sh
 run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
 run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" env -u MRKIT_KUNIT_FILTER scripts/host/kunit.sh debug
+run "dkms: a clean Debian 12 root with the 6.1 headers and the 6.12 kernel" dkms_prepared
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
 # converted ULPs), built once, before guests boot side by side.
 run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" \
@@ -90,12 +108,18 @@ lane_a() {
 	lrun a7 "ulp: nfs on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh nfs rxe check
 	lrun a8 "ulp: nvme on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh nvme rxe check
 	lrun a9 "ulp: nvme on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nvme siw check
+	# The package as a user installs it, DKMS building for both kernels.
+	lrun a10 "dkms: mrkit-dkms on a clean chroot, built for 6.1 and 6.12, run in a guest" \
+		scripts/host/dkms-check.sh
 }
 lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
 	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
 	lrun b4 "ulp: srp on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh srp rxe check
+	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
+	lrun b5 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
+		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
 }
 t0=$SECONDS
 rm -f .check/lane-*.out

@@ -9,15 +9,19 @@
 #              linux-headers-amd64 (the headers of the stock kernel)
 #     patches  make patches: linux-source-6.1, git, checkpatch's perl
 #     vm       the qemu guests: qemu, busybox, the image's tools
-#     check    make check, demo, bench, faults: all of the above, sparse
-#              and the UML kernel's build tools
+#     deb      make dkms-deb: debhelper, dh-dkms (dpkg-buildpackage)
+#     check    make check, demo, bench, faults: all of the above, sparse,
+#              the UML kernel's build tools, Debian's 6.12 headers and
+#              linux-source-6.12
 set -euo pipefail
 
 build="make gcc linux-headers-amd64 kmod"
 patches="linux-source-6.1 xz-utils git perl python3"
 vm="$build linux-source-6.1 xz-utils python3 qemu-system-x86 busybox-static cpio
     iproute2 e2fsprogs util-linux"
-check="$build $patches $vm sparse flex bison bc gcc-aarch64-linux-gnu"
+deb="git dpkg-dev debhelper dh-dkms"
+check="$build $patches $vm $deb sparse flex bison bc gcc-aarch64-linux-gnu
+       linux-headers-6.12-amd64 linux-source-6.12 debootstrap"
 
 missing() {
 	local p
@@ -43,8 +47,8 @@ install)
 	;;
 need)
 	case ${2:-} in
-	build | patches | vm | check) ;;
-	*) echo "usage: deps.sh need build|patches|vm|check" >&2; exit 2 ;;
+	build | patches | vm | deb | check) ;;
+	*) echo "usage: deps.sh need build|patches|vm|deb|check" >&2; exit 2 ;;
 	esac
 	# shellcheck disable=SC2086
 	miss=$(missing ${!2} | paste -sd' ')
@@ -55,7 +59,7 @@ need)
 	fi
 	;;
 *)
-	echo "usage: deps.sh install | deps.sh need build|patches|vm|check" >&2
+	echo "usage: deps.sh install | deps.sh need build|patches|vm|deb|check" >&2
 	exit 2
 	;;
 esac

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Run mrkit's KUnit suites under UML with the kernel's own kunit.py.
-#   kunit.sh normal|debug
+#   kunit.sh normal|debug [6.1|6.12]
+# The tree is Debian's linux-source of that kernel (default 6.1), each
+# with its own lock and build directories in the cache; the logs of 6.12
+# are .check/kunit-VARIANT-6.12.*, and its report lines say VARIANT-6.12.
 # MRKIT_KUNIT_FILTER (a kunit.py suite glob, default mrkit*) runs fewer
 # suites while iterating; the verdict then expects only those.
 # debug adds KASAN, PROVE_LOCKING, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, ...
@@ -12,10 +15,14 @@
 set -euo pipefail
 
 variant=${1:?normal or debug}
+series=${2:-6.1}
+label=$variant
+[ "$series" = 6.1 ] || label=$variant-$series
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${MRKIT_CACHE:-/var/cache/mrkit}
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-tree=$("$proj/scripts/host/prep-tree.sh")
+tree=$("$proj/scripts/host/prep-tree.sh" "$series")
+ver=$(basename "$(dirname "$tree")")
+ver=${ver#src-}
 # shellcheck source=scripts/host/uml-lock.sh
 . "$proj/scripts/host/uml-lock.sh"
 uml_lock "$tree"
@@ -30,9 +37,9 @@ fi
 build=$(uml_build_dir "$variant" "${cfgfiles[@]}")
 mkdir -p "$build" "$out"
 
-log=$out/kunit-$variant.log
-json=$out/kunit-$variant.json
-klog=$out/kunit-$variant-kernel.log
+log=$out/kunit-$label.log
+json=$out/kunit-$label.json
+klog=$out/kunit-$label-kernel.log
 rm -f "$json" "$build/test.log" "$klog"
 rc=0
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run "${cfg[@]}" \
@@ -44,22 +51,22 @@ cp "$build/test.log" "$klog" 2>/dev/null || true
 # The parsed per-suite results, as kunit.py printed them.
 sed -n '/=\+ mrkit/,$p' "$log" | grep -E '^\[|Elapsed|Ran ' | grep -v '^\[[0-9:]*\] *$' | tail -n 200 || true
 if [ ! -s "$json" ]; then
-	echo "kunit ($variant): kunit.py produced no results (exit $rc); see $log"
+	echo "kunit ($label): kunit.py produced no results (exit $rc); see $log"
 	tail -n 40 "$log"
 	exit 1
 fi
 
 # W=1 and sparse over mrkit's own directory, tests included, in this tree.
-wlog=$out/w1-$variant.log
+wlog=$out/w1-$label.log
 (cd "$tree" && make ARCH=um O="$build" W=1 C=2 \
 	drivers/infiniband/ulp/mrkit/) > "$wlog" 2>&1 || { cat "$wlog"; exit 1; }
 if grep -E 'warning:|error:' "$wlog" | grep 'ulp/mrkit/'; then
-	echo "kunit ($variant): W=1/sparse warnings in the UML build"
+	echo "kunit ($label): W=1/sparse warnings in the UML build"
 	exit 1
 fi
 
 # Summary lines tests print for the record (e.g. the fault matrix).
-grep -ho '# [a-z_]*: fault matrix: .*' "$klog" | sed "s/^/kunit ($variant): /" || true
+grep -ho '# [a-z_]*: fault matrix: .*' "$klog" | sed "s/^/kunit ($label): /" || true
 
-exec env PYTHONPATH="$proj/scripts" python3 -m mrkit_report.kunit "$variant" "$json" \
+exec env PYTHONPATH="$proj/scripts" python3 -m mrkit_report.kunit "$label" "$json" \
 	"$klog" "$proj"/kunit/*.c

@@ -178,6 +178,13 @@ vm_mod_deps() {
 		n=${n%%.ko*}
 		path[${n//-/_}]=$f
 	done < <(find "$kmods" -name '*.ko' -o -name '*.ko.xz')
+	# Built into the image's kernel (6.12: the CRC-T10DIF modules): none
+	# to copy.
+	while read -r f; do
+		n=${f##*/}
+		n=${n%%.ko*}
+		seen[${n//-/_}]=1
+	done < <(cat "$kmods/modules.builtin" 2>/dev/null)
 	while [ ${#todo[@]} -gt 0 ]; do
 		n=${todo[0]//-/_}
 		todo=("${todo[@]:1}")
@@ -200,7 +207,12 @@ vm_add_mods() {
 	for f in $list; do
 		rel=${f#"$kmods"/}
 		mkdir -p "$root/lib/modules/$abi/$(dirname "$rel")"
-		cp "$f" "$root/lib/modules/$abi/$rel"
+		# Uncompressed (6.12's are .ko.xz): busybox's modprobe hands
+		# the file to the kernel as it is.
+		case $f in
+		*.ko.xz) xz -dc "$f" > "$root/lib/modules/$abi/${rel%.xz}" ;;
+		*) cp "$f" "$root/lib/modules/$abi/$rel" ;;
+		esac
 	done
 	cp "$kmods"/modules.order "$kmods"/modules.builtin* \
 		"$root/lib/modules/$abi/" 2>/dev/null || true

@@ -38,8 +38,10 @@ variant=${3:-}		# noinv: Reads without the invalidate subtype
 vm_env
 
 # mrkit.ko (and the samples) against the same ABI, built outside the
-# checkout (once per change of mrkit's sources).
-mk=$(vm_build_mrkit)
+# checkout (once per change of mrkit's sources); MRKIT_VM_MK: a directory
+# with mrkit.ko, its Module.symvers and the scenario's sample modules
+# built elsewhere (scripts/host/dkms-check.sh: by DKMS).
+mk=${MRKIT_VM_MK:-$(vm_build_mrkit)}
 
 # Debian's kernel has no siw: build it from linux-source-6.1, out of tree.
 siw=
@@ -61,6 +63,9 @@ echo "vm: $nexp exports, all EXPORT_SYMBOL_NS_GPL(..., MRKIT)"
 # The initramfs: busybox, the modules the scenario needs (from the
 # image), mrkit.ko and the scenario's sample module, the guest libraries.
 tag=$scenario-$transport$variant
+# MRKIT_KERNEL=6.12: Debian's 6.12 kernel in the guest, mrkit.ko against
+# its headers (vm_env); the scenario's files are named after it.
+[ "${MRKIT_KERNEL:-6.1}" = 6.1 ] || tag=$tag-$MRKIT_KERNEL
 root=$scratch/samples-$tag
 mods="ib_core crc-t10dif crct10dif_generic"
 [ "$scenario" = load ] ||
@@ -76,7 +81,7 @@ esac
 [ "$scenario" = load ] || vm_add_bin "$root" /usr/bin/rdma
 vm_mkinitrd "$root" "$root.gz"
 
-log=$out/vm-$scenario-$transport$variant.log
+log=$out/vm-$tag.log
 extra=
 # The SMP samples on two vCPUs for real (multi-threaded TCG).
 case $scenario in
@@ -99,6 +104,12 @@ vm_qemu "$log" "$root.gz" "mrkit_transport=$transport mrkit_no_inv=$([ "$variant
 vm_wait
 # (bench's raw per-round PAIR lines stay in the log, for the report.)
 grep -ao 'MRKIT-VM .*' "$log" | grep -v '^MRKIT-VM PAIR ' | sed 's/^MRKIT-VM /vm: /' || true
+# The demo's guest says which kernel it booted: the one mrkit.ko was built for.
+if [ "$scenario" = demo ] &&
+   ! grep -a '^MRKIT-VM kernel ' "$log" | tr -d '\r' | grep -qxF "MRKIT-VM kernel $abi"; then
+	echo "vm: the guest did not boot $abi"
+	exit 1
+fi
 if grep -aq 'MRKIT-VM PASS' "$log"; then
 	exit 0
 fi

@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/mrkit.h>
 #include <trace/misc/rdma.h>
+#include "mrkit_compat.h"
 
 TRACE_DEFINE_ENUM(MRKIT_MR_FREE);
 TRACE_DEFINE_ENUM(MRKIT_MR_RESERVED);
@@ -65,9 +66,10 @@ DECLARE_EVENT_CLASS(mrkit_pool_class,
 				     __field(unsigned int, allocated)
 				     __field(unsigned int, max_depth)
 				     __field(unsigned int, count)),
-		    TP_fast_assign(__assign_str(device,
-						mrkit_trace_pool_dev(pool));
-				   __assign_str(name, mrkit_pool_name(pool));
+		    TP_fast_assign(mrkit_assign_str(device,
+						    mrkit_trace_pool_dev(pool));
+				   mrkit_assign_str(name,
+						    mrkit_pool_name(pool));
 				   __entry->allocated =
 					mrkit_trace_pool_allocated(pool);
 				   __entry->max_depth =
@@ -197,7 +199,7 @@ TRACE_EVENT(mrkit_unmap,
 	    TP_ARGS(pool, nents),
 	    TP_STRUCT__entry(__string(name, mrkit_pool_name(pool))
 			     __field(int, nents)),
-	    TP_fast_assign(__assign_str(name, mrkit_pool_name(pool));
+	    TP_fast_assign(mrkit_assign_str(name, mrkit_pool_name(pool));
 			   __entry->nents = nents;),
 	    TP_printk("pool=%s nents=%d", __get_str(name), __entry->nents));
 
@@ -206,7 +208,7 @@ TRACE_EVENT(mrkit_reminv_bogus,
 	    TP_ARGS(pool, rkey),
 	    TP_STRUCT__entry(__string(name, mrkit_pool_name(pool))
 			     __field(u32, rkey)),
-	    TP_fast_assign(__assign_str(name, mrkit_pool_name(pool));
+	    TP_fast_assign(mrkit_assign_str(name, mrkit_pool_name(pool));
 			   __entry->rkey = rkey;),
 	    TP_printk("pool=%s rkey=0x%08x", __get_str(name), __entry->rkey));
 
@@ -237,7 +239,7 @@ TRACE_EVENT(mrkit_post_err,
 			     __field(int, err)
 			     __field(unsigned int, posted)
 			     __field(unsigned int, total)),
-	    TP_fast_assign(__assign_str(name, mrkit_pool_name(pool));
+	    TP_fast_assign(mrkit_assign_str(name, mrkit_pool_name(pool));
 			   __entry->err = err;
 			   __entry->posted = posted;
 			   __entry->total = total;),
