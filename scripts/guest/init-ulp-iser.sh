@@ -14,7 +14,8 @@
 #                     fault under load (mrkit, or iser_drv)
 #   mrkit_mode=bench  A/B: sequential 512 KiB write and read, 4 KiB random
 #                     read; stock, mrkit, mrkit+fence interleaved, twice
-# Sizes arrive as iser_verify, iser_fault (MiB), iser_ab_secs, iser_faults.
+# Sizes arrive as iser_verify, iser_fault (MiB), iser_ab_secs,
+# iser_ab_rounds, iser_faults.
 # Facts go to the console as "MRKIT-VM ISER ..." lines and fio's JSON;
 # scripts/mrkit_report/iser.py turns them into VERIFY/FAULT/AB lines.
 . /base-lib.sh
@@ -236,11 +237,8 @@ demo)
 	done
 	;;
 bench)
-	for r in 1 2; do
-		for d in stock mrkit fence; do
-			run_ab $d $r "${iser_ab_secs:-8}"
-		done
-	done
+	# stock and mrkit, and mrkit and fence, neighbours in every round.
+	ulp_ab_alternate "${iser_ab_secs:-4}" "${iser_ab_rounds:-6}" stock mrkit fence
 	;;
 *)
 	fail "unknown mode $mode"

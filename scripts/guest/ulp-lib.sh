@@ -22,6 +22,7 @@
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
 #   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
 #                       N rounds of run_ab stock|mrkit ROUND S, interleaved
+#   ulp_ab_alternate S N DRIVER...  N rounds of the drivers, alternating order
 #   ulp_ab_jobs D R S A...  one driver's A/B fio jobs (round 0: the data)
 #   run_ab D R S        one driver's A/B round (ab_up, the jobs, ab_down)
 #   ulp_run_mode V F DV DF FAULT...  the schedule of mrkit_mode
@@ -109,18 +110,35 @@ ulp_mrkit_leaks() {
 	echo $((d + $(ulp_mrkit_stat in_use) + $(ulp_mrkit_stat stale)))
 }
 
-# ulp_ab_rounds SECS ROUNDS: the A/B schedule of "bench" mode: round 0
-# (stock) prepares the data, then ROUNDS rounds interleaved stock, mrkit;
-# the caller's run_ab DRIVER ROUND SECS runs one driver's jobs.
-ulp_ab_rounds() {
-	local r=0 d
-	run_ab stock 0
-	while [ $r -lt "$2" ]; do
+# ulp_ab_alternate SECS ROUNDS DRIVER...: ROUNDS rounds (numbered from 1)
+# of the drivers back to back, in the given order on odd rounds and
+# backwards on even ones, so that neighbours stay neighbours and none
+# always runs first; the reports take each ratio round by round.  The
+# caller's run_ab DRIVER ROUND SECS runs one driver's jobs.
+ulp_ab_alternate() {
+	local secs=$1 n=$2 r=0 d order
+	shift 2
+	while [ $r -lt "$n" ]; do
 		r=$((r + 1))
-		for d in stock mrkit; do
-			run_ab $d $r "$1"
+		order=$*
+		if [ $((r % 2)) = 0 ]; then
+			order=
+			for d in "$@"; do
+				order="$d $order"
+			done
+		fi
+		for d in $order; do
+			run_ab "$d" $r "$secs"
 		done
 	done
+}
+
+# ulp_ab_rounds SECS ROUNDS: the A/B schedule of "bench" mode: round 0
+# (stock) prepares the data, then ulp_ab_alternate's rounds of stock and
+# mrkit.
+ulp_ab_rounds() {
+	run_ab stock 0
+	ulp_ab_alternate "$1" "$2" stock mrkit
 }
 
 # ulp_ab_jobs DRIVER ROUND SECS FIO-ARGS...: one driver's A/B jobs; round

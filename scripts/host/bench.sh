@@ -101,11 +101,13 @@ ab_ulp() {
 	[ $ab = 0 ] || { echo "bench: $ulp A/B failed (see .check/bench-$ulp-*.out)"; exit 1; }
 }
 
-ab_ulp nvme "nvme-rdma A/B: stock nvme-rdma.ko vs nvme-rdma on mrkit, one boot per transport, interleaved" \
-	"(metric, stock, mrkit: medians of the runs; ratio mrkit/stock; spread = largest (max-min)/mean of one driver's runs, %)" "AB "
-ab_ulp nfs "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, one boot per transport, interleaved" \
-	"(metric, stock, mrkit, ratio mrkit/stock, spread = largest (max-min)/mean of one module's runs, %)" "AB "
-ab_ulp iser "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved" \
-	"(metric, MiB/s or IOPS, ratio, spread = largest (max-min)/mean of one driver's runs, %)" "FENCE "
+# The four reports take their AB (and FENCE) lines round by round.
+legend="(metric, MiB/s or IOPS: medians of the rounds; ratio: median of the per-round ratios mrkit/stock, lo and hi its 95% interval)"
+ab_ulp nvme "nvme-rdma A/B: stock nvme-rdma.ko vs nvme-rdma on mrkit, one boot per transport, interleaved rounds" \
+	"$legend" "AB "
+ab_ulp nfs "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, one boot per transport, interleaved rounds" \
+	"$legend" "AB "
+ab_ulp iser "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved rounds" \
+	"$legend" "FENCE "
 ab_ulp srp "SRP A/B: stock ib_srp.ko vs ib_srp on mrkit, one boot, interleaved rounds, over rxe (one guest cannot run SRP over siw)" \
-	"(metric, MiB/s or IOPS: medians of the rounds; ratio: median of the per-round ratios mrkit/stock, lo and hi its 95% interval)" "LOC " rxe
+	"$legend" "LOC " rxe

@@ -22,7 +22,7 @@ ULP_TIMEOUT=${ISER_TIMEOUT:-900}
 case $mode in
 check) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=0 iser_faults=${ISER_FAULTS:-portal} iser_drv=${ISER_DRV:-mrkit}" ;;
 demo) ULP_CMDLINE="iser_verify=256 iser_verify_other=32 iser_fault=16 iser_ab_secs=0 iser_faults=portal,logout iser_drv=${ISER_DRV:-mrkit}" ;;
-bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-8} iser_faults=" ;;
+bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-4} iser_ab_rounds=${ISER_AB_ROUNDS:-6} iser_faults=" ;;
 *) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=4 iser_faults=logout,portal" ;;
 esac
 

@@ -27,7 +27,7 @@ check) nfs_v3=${NFS_V3-mrkit:4} ;;
 demo) nfs_v3=${NFS_V3-mrkit:16,stock:8} ;;
 *) nfs_v3=${NFS_V3-} ;;
 esac
-ULP_CMDLINE="mrkit_ab_secs=${NFS_AB_SECS:-5} mrkit_ab_rounds=${NFS_AB_ROUNDS:-4} mrkit_nfs3=$nfs_v3"
+ULP_CMDLINE="mrkit_ab_secs=${NFS_AB_SECS:-3} mrkit_ab_rounds=${NFS_AB_ROUNDS:-8} mrkit_nfs3=$nfs_v3"
 
 ulp_build() {
 	local d=$1 s=$1/src

@@ -11,7 +11,7 @@
 ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
 ULP_MEM=1536
 ULP_TIMEOUT=900
-ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-5} mrkit_ab_rounds=${NVME_AB_ROUNDS:-4}"
+ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-3} mrkit_ab_rounds=${NVME_AB_ROUNDS:-8}"
 
 ulp_build() {
 	local d=$1 s=$1/src

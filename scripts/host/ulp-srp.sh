@@ -19,7 +19,7 @@ ULP_TIMEOUT=${SRP_TIMEOUT:-900}
 case $mode in
 check) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-24} srp_verify4k=${SRP_VERIFY4K:-4} srp_fault=${SRP_FAULT:-16} srp_faults=${SRP_FAULTS:-tpg}" ;;
 demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64} srp_fault=${SRP_FAULT:-32} srp_faults=${SRP_FAULTS:-tpg,rport,link}" ;;
-*) ULP_CMDLINE="mrkit_ab_secs=${SRP_AB_SECS:-5} mrkit_ab_rounds=${SRP_AB_ROUNDS:-4}" ;;
+*) ULP_CMDLINE="mrkit_ab_secs=${SRP_AB_SECS:-3} mrkit_ab_rounds=${SRP_AB_ROUNDS:-8}" ;;
 esac
 
 ulp_build() {

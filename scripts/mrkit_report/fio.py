@@ -10,12 +10,15 @@ write_bw (KiB/s), read_iops write_iops, job_errors (jobs that ended with an
 error), total_err (errors fio counted and continued past), and the
 guest's own counts from fio's stderr (rc, verify_errors, io_errors).
 Shared by the ULP reports as well: ab_metric(run, name) (MiB/s for
-seqread/seqwrite, IOPS for randread4k), spread(values) ((max-min)/mean,
-%), splice_loc(build_log) (summed SPLICE-LOC upstream and ours).
+seqread/seqwrite, IOPS for randread4k), errors_of(run), ab_figure() and
+ab_line() (an interleaved A/B taken round by round, with its interval),
+splice_loc(build_log) (summed SPLICE-LOC upstream and ours).
 """
 import json
 import re
 import sys
+
+from mrkit_report import stats
 
 TS = re.compile(r"^\[\s*\d+\.\d+\]")
 
@@ -79,10 +82,62 @@ def ab_metric(run, name):
     return run["read_bw" if name == "seqread" else "write_bw"] / 1024.0
 
 
-def spread(vals):
-    """(max - min) / mean of one driver's rounds, in percent."""
-    mean = sum(vals) / len(vals) if vals else 0
-    return 100.0 * (max(vals) - min(vals)) / mean if mean else 0.0
+AB_METRICS = ("seqread", "seqwrite", "randread4k")
+
+
+def errors_of(run):
+    """Errors fio reported for one run: verify failures, I/O errors, exits."""
+    return (run.get("verify_errors", 0) + run.get("io_errors", 0) + run.get("job_errors", 0)
+            + run.get("total_err", 0) + (1 if run.get("rc", 0) else 0)
+            + (1 if "parse_error" in run else 0))
+
+
+def ab_rounds(runs, t, metric, drivers):
+    """{round: {driver: run}} of the runs named ab-T-METRIC-DRIVER-ROUND.
+
+    Round 0 only writes the data the later rounds read, and is left out.
+    """
+    got = {}
+    pat = re.compile(rf"ab-{re.escape(t)}-{re.escape(metric)}-({'|'.join(drivers)})-(\d+)")
+    for k, r in runs.items():
+        m = pat.fullmatch(k)
+        if m and int(m.group(2)) > 0:
+            got.setdefault(int(m.group(2)), {})[m.group(1)] = r
+    return got
+
+
+def ab_figure(runs, ulp, t, metric, base, other, bad):
+    """One A/B figure of an interleaved schedule, taken round by round.
+
+    The two drivers' runs of a round ran back to back, in an order that
+    alternates from round to round, so each round gives one ratio
+    other/base: the figure is the median of those ratios and its 95%
+    bootstrap interval (stats.figure), never a ratio of two medians.  A
+    round with a run missing or failed is named in @bad and left out.
+    Returns (base's median, other's median, figure), or None if no round
+    has both runs.
+    """
+    pairs, vals = [], {base: [], other: []}
+    for rnd, p in sorted(ab_rounds(runs, t, metric, (base, other)).items()):
+        if len(p) != 2 or any(errors_of(r) for r in p.values()):
+            bad.append(f"AB {t} {metric} round {rnd}: a run is missing or failed")
+            continue
+        x, y = ab_metric(p[base], metric), ab_metric(p[other], metric)
+        vals[base].append(x)
+        vals[other].append(y)
+        pairs.append((y, x, 1))
+    if not pairs:
+        return None
+    fig = stats.figure(pairs, f"{ulp} {t} {metric} {other}/{base}")
+    return stats.median(vals[base]), stats.median(vals[other]), fig
+
+
+def ab_line(tag, ulp, t, metric, names, fig):
+    """The report line of ab_figure()'s result: TAG ULP T METRIC A=x B=y ratio lo hi."""
+    x, y, f = fig
+    fmt = "%.0f" if metric == "randread4k" else "%.1f"
+    return (f"{tag} {ulp} {t} {metric} {names[0]}={fmt % x} {names[1]}={fmt % y} "
+            f"ratio={f['ratio']:.3f} lo={f['lo']:.3f} hi={f['hi']:.3f}")
 
 
 def splice_loc(build_log):

@@ -11,12 +11,13 @@ SPLICE-LOC lines) and prints, from measured values only:
   FENCE iser T verify bytes=N errors=N           the same with mrkit_fence=1
   FAULT iser T logout|portal stock|mrkit ios=N failed=N reconnects=N
         leaks=N verify_errors=N splats=N
-  AB iser T seqread|seqwrite|randread4k stock=x mrkit=y ratio=y/x spread=pct
-  FENCE iser T seqread|... lazy=x fence=y ratio=y/x spread=pct
+  AB iser T seqread|seqwrite|randread4k stock=x mrkit=y ratio=r lo=l hi=h
+  FENCE iser T seqread|... lazy=x fence=y ratio=r lo=l hi=h
   LOC iser stock=N mrkit=N                       registration code lines
 
-Throughput is MiB/s, random reads IOPS; spread is the largest
-(max - min) / mean over a driver's rounds, in percent.  Exits 1 when a
+Throughput is MiB/s, random reads IOPS, medians of the rounds; r is the
+median of the per-round ratios, lo-hi its 95% interval
+(mrkit_report.fio.ab_figure).  Exits 1 when a
 verify or fault run shows a verify error, a leak or a splat, or when a
 run the guest announced is missing.
 """
@@ -110,27 +111,13 @@ def main(argv=None):
             if kv(w[2:]).get("splats") != "0":
                 bad.append("splats at the end")
 
-    # A/B rounds: ab-T-METRIC-DRIVER-ROUND
-    ab = {}
-    for name, r in runs.items():
-        m = re.match(r"ab-%s-(\w+)-(stock|mrkit|fence)-(\d+)$" % re.escape(t), name)
-        if m and "parse_error" not in r:
-            ab.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(fio_report.ab_metric(r, m.group(1)))
-    for mname in ("seqread", "seqwrite", "randread4k"):
-        d = ab.get(mname)
-        if not d:
-            continue
-        fmt = "%.0f" if mname == "randread4k" else "%.1f"
-        for base, other, tag in (("stock", "mrkit", "AB"), ("mrkit", "fence", "FENCE")):
-            if base not in d or other not in d:
-                continue
-            x = sum(d[base]) / len(d[base])
-            y = sum(d[other]) / len(d[other])
-            sp = max(fio_report.spread(d[base]), fio_report.spread(d[other]))
-            left = "stock" if tag == "AB" else "lazy"
-            right = "mrkit" if tag == "AB" else "fence"
-            print(f"{tag} iser {t} {mname} {left}={fmt % x} {right}={fmt % y} "
-                  f"ratio={y / x if x else 0:.3f} spread={sp:.1f}")
+    # A/B rounds: ab-T-METRIC-DRIVER-ROUND, each round's runs back to back.
+    for mname in fio_report.AB_METRICS:
+        for base, other, tag, names in (("stock", "mrkit", "AB", ("stock", "mrkit")),
+                                        ("mrkit", "fence", "FENCE", ("lazy", "fence"))):
+            fig = fio_report.ab_figure(runs, "iser", t, mname, base, other, bad)
+            if fig:
+                print(fio_report.ab_line(tag, "iser", t, mname, names, fig))
 
     if a.build_log and os.path.exists(a.build_log):
         up, ours = fio_report.splice_loc(a.build_log)

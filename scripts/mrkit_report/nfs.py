@@ -17,9 +17,10 @@ Reads the fio runs (mrkit_report.fio) and the guest's
   FAULT nfs <t> <fault> <stock|mrkit> ios=<N> failed=<N> reconnects=<N>
       leaks=<N> verify_errors=<N> splats=<N>
   AB nfs <t> <seqread|seqwrite|randread4k> stock=<x> mrkit=<y>
-      ratio=<y/x> spread=<pct>   (MiB/s, or IOPS for randread4k; means over
-      the rounds; spread: the largest (max-min)/mean of either module;
-      every A/B read is crc32c-verified and an error fails the report)
+      ratio=<r> lo=<l> hi=<h>   (MiB/s, or IOPS for randread4k; medians of
+      the rounds; r: the median of the per-round ratios mrkit/stock, lo-hi
+      its 95% interval (mrkit_report.fio.ab_figure); every A/B read is
+      crc32c-verified and an error fails the report)
   INV nfs <t> mrkit remote=<N> local=<N> stale_replaced=<N>
       registrations the server invalidated (Send With Invalidate) vs those
       the client invalidated with LOCAL_INV, from mrkit's pool counters
@@ -118,25 +119,16 @@ def main(argv=None):
             print(f"INV nfs {w[1]} mrkit remote={g.get('remote', 0)} "
                   f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}{vers}")
 
-    ab = {}
-    for name, s in runs.items():
-        m = re.match(r"ab-(\w+)-(seqwrite|seqread|randread4k)-(\w+)-(\d+)$", name)
-        if not m:
-            continue
-        t, metric, d = m.group(1), m.group(2), m.group(3)
-        if errs(s):
-            print(f"nfs-report: {name}: verify or I/O errors: {s}")
-            bad = True
-        ab.setdefault((t, metric), {}).setdefault(d, []).append(fio.ab_metric(s, metric))
-    order = {"seqread": 0, "seqwrite": 1, "randread4k": 2}
-    for (t, metric), by in sorted(ab.items(), key=lambda x: (x[0][0], order[x[0][1]])):
-        if "stock" not in by or "mrkit" not in by:
-            continue
-        mean = {d: sum(v) / len(v) for d, v in by.items()}
-        spread = max(fio.spread(v) for v in by.values())
-        ratio = mean["mrkit"] / mean["stock"] if mean["stock"] else 0
-        print(f"AB nfs {t} {metric} stock={mean['stock']:.1f} mrkit={mean['mrkit']:.1f} "
-              f"ratio={ratio:.2f} spread={spread:.1f}")
+    ts = sorted({m.group(1) for m in (re.match(r"ab-(\w+)-", k) for k in runs) if m})
+    ab_bad = []
+    for t in ts:
+        for metric in fio.AB_METRICS:
+            fig = fio.ab_figure(runs, "nfs", t, metric, "stock", "mrkit", ab_bad)
+            if fig:
+                print(fio.ab_line("AB", "nfs", t, metric, ("stock", "mrkit"), fig))
+    for b in ab_bad:
+        print(f"nfs-report: {b}")
+    bad |= bool(ab_bad)
 
     up, ours = fio.splice_loc(build)
     if up:

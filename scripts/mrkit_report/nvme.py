@@ -19,17 +19,6 @@ import sys
 from mrkit_report import fio as fio_report
 
 MIN_BYTES = {"check": 16 << 20, "demo": 256 << 20}
-METRICS = (("seqread", "read_bw", 1 / 1024, "MiB/s"),
-           ("seqwrite", "write_bw", 1 / 1024, "MiB/s"),
-           ("randread4k", "read_iops", 1, "IOPS"))
-
-
-def median(v):
-    """The median of a driver's runs (robust to one disturbed run)."""
-    v = sorted(v)
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
-
-
 def errors_of(r):
     """Errors fio reported for one run: verify failures, I/O errors, exits."""
     return (r.get("verify_errors", 0) + r.get("total_err", 0) + r.get("job_errors", 0)
@@ -78,22 +67,10 @@ def main(argv=None):
             bad.append(f"FAULT {t} portcycle {drv}: no reconnect")
 
     for t in transports:
-        for name, key, scale, unit in METRICS:
-            vals = {}
-            for drv in ("stock", "mrkit"):
-                vals[drv] = [r[key] * scale for k, r in runs.items()
-                             if re.fullmatch(f"ab-{t}-{name}-{drv}-\\d+", k) and not errors_of(r)]
-            if not vals["stock"] and not vals["mrkit"]:
-                continue
-            if not vals["stock"] or not vals["mrkit"]:
-                bad.append(f"AB {t} {name}: a run failed")
-                continue
-            s, m = median(vals["stock"]), median(vals["mrkit"])
-            spread = max((max(v) - min(v)) / (sum(v) / len(v)) * 100 for v in vals.values())
-            print(f"AB nvme {t} {name} stock={s:.1f} mrkit={m:.1f} ratio={m / s:.3f} spread={spread:.1f}"
-                  f"   ({unit}; runs stock {', '.join(f'{x:.1f}' for x in vals['stock'])},"
-                  f" mrkit {', '.join(f'{x:.1f}' for x in vals['mrkit'])}; goal ratio >= 1.0:"
-                  f" {'met' if m >= s else 'not met'})")
+        for name in fio_report.AB_METRICS:
+            fig = fio_report.ab_figure(runs, "nvme", t, name, "stock", "mrkit", bad)
+            if fig:
+                print(fio_report.ab_line("AB", "nvme", t, name, ("stock", "mrkit"), fig))
 
     loc = re.search(r"SPLICE-LOC rdma.c upstream=(\d+) ours=(\d+)", fio_report.read(build))
     if loc:

@@ -41,11 +41,10 @@ import re
 import sys
 
 from mrkit_report import fio as fio_report
-from mrkit_report import stats
 
 # Bytes a verify run must have checked, per mode (the guest's sizes).
 MIN_BYTES = {"check": 16 << 20, "demo": 256 << 20}
-METRICS = ("seqread", "seqwrite", "randread4k")
+METRICS = fio_report.AB_METRICS
 
 
 def guest_lines(text):
@@ -57,11 +56,7 @@ def kv(words):
     return dict(w.split("=", 1) for w in words if "=" in w)
 
 
-def errors_of(run):
-    """Errors fio reported for one run: verify failures, I/O errors, exits."""
-    return (run.get("verify_errors", 0) + run.get("io_errors", 0) + run.get("job_errors", 0)
-            + run.get("total_err", 0) + (1 if run.get("rc", 0) else 0)
-            + (1 if "parse_error" in run else 0))
+errors_of = fio_report.errors_of
 
 
 def verify_line(t, drv, runs, mode, leaks, bad):
@@ -99,30 +94,9 @@ def fault_line(t, fault, drv, g, runs, bad):
 def ab_lines(t, runs, bad):
     """AB lines from ab-T-METRIC-DRIVER-ROUND runs, paired by round."""
     for name in METRICS:
-        got = {}
-        for k, r in runs.items():
-            m = re.fullmatch(rf"ab-{re.escape(t)}-{name}-(stock|mrkit)-(\d+)", k)
-            if m and int(m.group(2)) > 0:
-                got.setdefault(int(m.group(2)), {})[m.group(1)] = r
-        if not got:
-            continue
-        pairs, vals = [], {"stock": [], "mrkit": []}
-        for rnd in sorted(got):
-            p = got[rnd]
-            if len(p) != 2 or any(errors_of(r) for r in p.values()):
-                bad.append(f"AB {t} {name} round {rnd}: a run is missing or failed")
-                continue
-            s, m = (fio_report.ab_metric(p[d], name) for d in ("stock", "mrkit"))
-            vals["stock"].append(s)
-            vals["mrkit"].append(m)
-            pairs.append((m, s, 1))
-        if not pairs:
-            continue
-        fig = stats.figure(pairs, f"srp {t} {name}")
-        fmt = "%.0f" if name == "randread4k" else "%.1f"
-        print(f"AB srp {t} {name} stock={fmt % stats.median(vals['stock'])} "
-              f"mrkit={fmt % stats.median(vals['mrkit'])} ratio={fig['ratio']:.3f} "
-              f"lo={fig['lo']:.3f} hi={fig['hi']:.3f}")
+        fig = fio_report.ab_figure(runs, "srp", t, name, "stock", "mrkit", bad)
+        if fig:
+            print(fio_report.ab_line("AB", "srp", t, name, ("stock", "mrkit"), fig))
 
 
 def missing(mode, verified, mrs, faulted, runs):
