@@ -23,6 +23,8 @@
 #     (built at build time from linux-source-6.1), each over rxe and siw
 #     against the kernel's target: a short fio verify and one fault
 #     (scripts/host/vm-ulp.sh ULP TRANSPORT check)
+#     rxe with integrity MRs (rdma_rxe_pi, spliced into linux-source-6.1's
+#     rxe) against the block layer's T10-PI code (scripts/host/vm-rxe-pi.sh)
 #  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
 #     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
 #     faults runs the whole schedule, the stock driver and iSER and NFS too)
@@ -95,6 +97,8 @@ lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
 	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
+	# rxe with integrity MRs (built here) against the kernel's T10-PI code.
+	lrun b4 "rxe-pi: integrity MRs against the kernel's T10-PI code, 400 cases" scripts/host/vm-rxe-pi.sh 400
 }
 t0=$SECONDS
 rm -f .check/lane-*.out

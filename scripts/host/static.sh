@@ -19,7 +19,7 @@ cd "$proj"
 fail=0
 
 mapfile -t srcs < <(git ls-files --cached --others --exclude-standard '*.c' '*.h')
-mapfile -t splices < <(git ls-files --cached --others --exclude-standard 'ulp/*.splice')
+mapfile -t splices < <(git ls-files --cached --others --exclude-standard 'ulp/*.splice' 'provider/*.splice')
 mapfile -t others < <(git ls-files --cached --others --exclude-standard Kconfig Kbuild '*/Kbuild' '*/Makefile' Makefile)
 
 # gate NAME LOG PATTERN CMD...: CMD's output into LOG; NAME fails (LOG
@@ -43,7 +43,7 @@ gate "checkpatch --strict" "$out/checkpatch.log" 'WARNING|ERROR|CHECK' \
 
 gate "kernel-doc -Werror" "$out/kernel-doc.log" 'warning:|error:' \
 	perl "$tree/scripts/kernel-doc" -none -Werror "${srcs[@]}" "${splices[@]}" &&
-	echo "static: kernel-doc -Werror: ok (with the ULPs' splice files)"
+	echo "static: kernel-doc -Werror: ok (with the ULPs' and the provider's splice files)"
 
 # README and Documentation/ against the tree (scripts/host/doc-check.py):
 # kernel-doc directives, the API reference, the porting guide's tables,
