@@ -30,9 +30,19 @@
  *	SIGCONF LABEL cases=N failed=N
  * and a "SIGCONF FAIL" line for each of the first failures.
  *
+ * Then param mrkit_cases I/Os go through mrkit on the same connection,
+ * as a ULP's would: an integrity pool, mrkit_io_map_pi() with the struct
+ * mrkit_pi of a random case, mrkit_io_post() ahead of a zero-length
+ * RDMA WRITE of ours, the peer's RDMA READ or WRITE, mrkit_io_check_pi()
+ * (the bad block's tag, sector, expected and actual values, or nothing),
+ * mrkit_io_complete() until done(); at the end the pool's counters must
+ * show every status checked by us, none forced, the expected errors and
+ * no descriptor in use:
+ *	SIGMR LABEL ios=N reported=N failed=N
+ *
  * Recovery: a completion that does not arrive within 2 s or fails ends
  * the run (counted as a failed case).  Serialization: the module's
- * init runs everything; the CQs are polled directly.
+ * init runs everything and waits for each signaled WR in turn.
  */
 
 #include <linux/blk-integrity.h>
@@ -42,6 +52,7 @@
 #include <linux/scatterlist.h>
 #include <linux/t10-pi.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/mrkit.h>
 #include <rdma/rdma_cm.h>
 
 static char *ibdev = "mrkd0";
@@ -56,10 +67,14 @@ MODULE_PARM_DESC(label, "name of the device in the report line");
 static unsigned int cases = 400;
 module_param(cases, uint, 0444);
 MODULE_PARM_DESC(cases, "random transfers");
+static unsigned int mrkit_cases = 100;
+module_param(mrkit_cases, uint, 0444);
+MODULE_PARM_DESC(mrkit_cases, "random I/Os through mrkit's integrity pool");
 
 #define SC_MAX_BLOCKS	16
 #define SC_BUF		(SC_MAX_BLOCKS * 4104 + 64)
 #define SC_TUPLE	8
+#define SC_LBA		0x1000
 
 enum sc_mode { SC_PEER_READ, SC_PEER_WRITE, SC_LOCAL_WRITE, SC_LOCAL_READ };
 static const char * const sc_mode_name[] = {
@@ -71,11 +86,19 @@ static const char * const sc_bad_name[] = {
 	"good", "data", "guard", "app", "ref"
 };
 
+/* A signaled WR's completion, waited for. */
+struct sc_wait {
+	struct ib_cqe		cqe;
+	struct completion	done;
+	enum ib_wc_status	status;
+};
+
 struct sc_ctx {
 	struct ib_device	*dev;
 	struct ib_pd		*pd;
 	struct ib_cq		*cq[2];
 	struct ib_qp		*qp[2];		/* 0: owns the MR, 1: its peer */
+	struct sc_wait		wait[2];
 	struct rdma_cm_id	*cm_listen;
 	struct rdma_cm_id	*cm_active;	/* QP 0's */
 	struct rdma_cm_id	*cm_req;	/* QP 1's */
@@ -95,6 +118,12 @@ struct sc_ctx {
 	unsigned int		spoiled;	/* cases with a bad block */
 	unsigned int		expected;	/* ... the device must report */
 	unsigned int		seen;		/* reports that matched */
+	struct mrkit_io		mio;		/* mrkit's part */
+	struct completion	mio_done;
+	int			mio_status;
+	unsigned int		mexpected;
+	unsigned int		mseen;
+	unsigned int		mfailed;
 };
 
 /* One case: what is moved and how. */
@@ -135,30 +164,12 @@ static __printf(3, 4) void sc_fail(struct sc_ctx *c, const struct sc_case *t,
 	va_end(args);
 }
 
-static int sc_poll(struct sc_ctx *c, int side, unsigned int n)
+static void sc_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	unsigned long end = jiffies + 2 * HZ;
-	struct ib_wc wc;
+	struct sc_wait *w = container_of(wc->wr_cqe, struct sc_wait, cqe);
 
-	while (n) {
-		int got = ib_poll_cq(c->cq[side], 1, &wc);
-
-		if (got < 0)
-			return got;
-		if (!got) {
-			if (time_after(jiffies, end))
-				return -ETIMEDOUT;
-			usleep_range(50, 200);
-			continue;
-		}
-		if (wc.status != IB_WC_SUCCESS) {
-			pr_info("SIGCONF completion %s on QP %d\n",
-				ib_wc_status_msg(wc.status), side);
-			return -EIO;
-		}
-		n--;
-	}
-	return 0;
+	w->status = wc->status;
+	complete(&w->done);
 }
 
 /* Connection manager events seen (bits of sc_ctx.cm_state). */
@@ -212,7 +223,7 @@ static int sc_cm_qp(struct sc_ctx *c, struct rdma_cm_id *id, int side)
 	struct ib_qp_init_attr qa = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 		.send_cq = c->cq[side],
 		.recv_cq = c->cq[side],
@@ -276,11 +287,34 @@ static int sc_connect(struct sc_ctx *c)
 	return err ?: sc_cm_wait(c, SC_CM_EST_A) ?: sc_cm_wait(c, SC_CM_EST_P);
 }
 
+/* Make wr the signaled WR a QP's waiter waits for. */
+static void sc_arm(struct sc_ctx *c, int side, struct ib_send_wr *wr)
+{
+	wr->wr_cqe = &c->wait[side].cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	reinit_completion(&c->wait[side].done);
+}
+
+static int sc_wait(struct sc_ctx *c, int side)
+{
+	struct sc_wait *w = &c->wait[side];
+
+	if (!wait_for_completion_timeout(&w->done, 2 * HZ))
+		return -ETIMEDOUT;
+	if (w->status == IB_WC_SUCCESS)
+		return 0;
+	pr_info("SIGCONF completion %s on QP %d\n",
+		ib_wc_status_msg(w->status), side);
+	return -EIO;
+}
+
 static int sc_post(struct sc_ctx *c, int side, struct ib_send_wr *wr)
 {
-	int err = ib_post_send(c->qp[side], wr, NULL);
+	int err;
 
-	return err ?: sc_poll(c, side, 1);
+	sc_arm(c, side, wr);
+	err = ib_post_send(c->qp[side], wr, NULL);
+	return err ?: sc_wait(c, side);
 }
 
 /* The connection carries a plain RDMA WRITE (no integrity MR involved). */
@@ -322,7 +356,9 @@ static int sc_setup(struct sc_ctx *c)
 	if (IS_ERR(c->pd))
 		return PTR_ERR(c->pd);
 	for (i = 0; i < 2; i++) {
-		c->cq[i] = ib_alloc_cq(c->dev, NULL, 32, 0, IB_POLL_DIRECT);
+		c->wait[i].cqe.done = sc_wc_done;
+		init_completion(&c->wait[i].done);
+		c->cq[i] = ib_alloc_cq(c->dev, NULL, 32, 0, IB_POLL_SOFTIRQ);
 		if (IS_ERR(c->cq[i]))
 			return PTR_ERR(c->cq[i]);
 	}
@@ -565,8 +601,12 @@ static int sc_invalidate(struct sc_ctx *c)
 	return sc_post(c, 0, &inv);
 }
 
-/* Move the wire image one of the four ways. */
-static int sc_transfer(struct sc_ctx *c, const struct sc_case *t, u32 len)
+/*
+ * Move the wire image one of the four ways; a peer addresses the
+ * integrity MR at raddr with rkey.
+ */
+static int sc_transfer(struct sc_ctx *c, const struct sc_case *t, u32 len,
+		       u64 raddr, u32 rkey)
 {
 	bool peer = t->mode == SC_PEER_READ || t->mode == SC_PEER_WRITE;
 	bool read = t->mode == SC_PEER_READ || t->mode == SC_LOCAL_READ;
@@ -581,8 +621,8 @@ static int sc_transfer(struct sc_ctx *c, const struct sc_case *t, u32 len)
 	if (peer) {
 		sge.addr = c->wire_dma;
 		sge.lkey = c->pd->local_dma_lkey;
-		wr.remote_addr = c->mr->iova;
-		wr.rkey = c->mr->rkey;
+		wr.remote_addr = raddr;
+		wr.rkey = rkey;
 	} else {
 		sge.addr = c->mr->iova;
 		sge.lkey = c->mr->lkey;
@@ -726,6 +766,34 @@ static void sc_status_cmp(struct sc_ctx *c, struct sc_case *t, bool expect,
 		want->sig_err_offset);
 }
 
+/* The MR's data and metadata lists, two entries each, cut unaligned. */
+static int sc_map_lists(struct sc_ctx *c, const struct sc_case *t,
+			struct scatterlist *dsg, struct scatterlist *msg)
+{
+	u32 dlen = t->blocks * t->interval, mlen = t->blocks * SC_TUPLE;
+
+	sg_init_table(dsg, 2);
+	sg_set_buf(&dsg[0], c->data, t->cut_data);
+	sg_set_buf(&dsg[1], c->data + t->cut_data, dlen - t->cut_data);
+	sg_init_table(msg, 2);
+	sg_set_buf(&msg[0], c->meta, t->cut_meta);
+	sg_set_buf(&msg[1], c->meta + t->cut_meta, mlen - t->cut_meta);
+	if (ib_dma_map_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL) != 2)
+		return -ENOMEM;
+	if (ib_dma_map_sg(c->dev, msg, 2, DMA_BIDIRECTIONAL) != 2) {
+		ib_dma_unmap_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sc_unmap_lists(struct sc_ctx *c, struct scatterlist *dsg,
+			   struct scatterlist *msg)
+{
+	ib_dma_unmap_sg(c->dev, msg, 2, DMA_BIDIRECTIONAL);
+	ib_dma_unmap_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL);
+}
+
 static int sc_one(struct sc_ctx *c, struct sc_case *t)
 {
 	u32 dlen = t->blocks * t->interval, mlen = t->blocks * SC_TUPLE;
@@ -743,33 +811,23 @@ static int sc_one(struct sc_ctx *c, struct sc_case *t)
 	c->per_mode[t->mode]++;
 	c->spoiled += t->bad != SC_GOOD;
 	c->expected += expect;
-	sg_init_table(dsg, 2);
-	sg_set_buf(&dsg[0], c->data, t->cut_data);
-	sg_set_buf(&dsg[1], c->data + t->cut_data, dlen - t->cut_data);
-	sg_init_table(msg, 2);
-	sg_set_buf(&msg[0], c->meta, t->cut_meta);
-	sg_set_buf(&msg[1], c->meta + t->cut_meta, mlen - t->cut_meta);
-	if (ib_dma_map_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL) != 2)
-		return -ENOMEM;
-	if (ib_dma_map_sg(c->dev, msg, 2, DMA_BIDIRECTIONAL) != 2) {
-		ib_dma_unmap_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL);
-		return -ENOMEM;
-	}
+	err = sc_map_lists(c, t, dsg, msg);
+	if (err)
+		return err;
 	step = "registration";
 	err = sc_register(c, t, dsg, msg);
 	if (!err && c->mr->length != dlen + (t->mem_pi ? mlen : 0))
 		sc_fail(c, t, "MR length %llu", c->mr->length);
 	if (!err) {
 		step = "transfer";
-		err = sc_transfer(c, t, wlen);
+		err = sc_transfer(c, t, wlen, c->mr->iova, c->mr->rkey);
 	}
 	if (!err) {
 		sc_status_cmp(c, t, expect, &want);
 		step = "invalidation";
 		err = sc_invalidate(c);
 	}
-	ib_dma_unmap_sg(c->dev, msg, 2, DMA_BIDIRECTIONAL);
-	ib_dma_unmap_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL);
+	sc_unmap_lists(c, dsg, msg);
 	if (err) {
 		sc_fail(c, t, "%s: %d", step, err);
 		c->failed++;
@@ -789,33 +847,195 @@ static int sc_unchecked(struct sc_ctx *c, struct sc_case *t)
 	struct ib_mr_status st;
 	int err, again;
 
-	sg_init_table(dsg, 2);
-	sg_set_buf(&dsg[0], c->data, t->cut_data);
-	sg_set_buf(&dsg[1], c->data + t->cut_data,
-		   t->blocks * t->interval - t->cut_data);
-	sg_init_table(msg, 2);
-	sg_set_buf(&msg[0], c->meta, t->cut_meta);
-	sg_set_buf(&msg[1], c->meta + t->cut_meta,
-		   t->blocks * SC_TUPLE - t->cut_meta);
-	if (ib_dma_map_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL) != 2)
-		return -ENOMEM;
-	if (ib_dma_map_sg(c->dev, msg, 2, DMA_BIDIRECTIONAL) != 2) {
-		ib_dma_unmap_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL);
-		return -ENOMEM;
-	}
+	err = sc_map_lists(c, t, dsg, msg);
+	if (err)
+		return err;
 	err = sc_register(c, t, dsg, msg) ?: sc_invalidate(c);
 	again = err ?: sc_register(c, t, dsg, msg);
 	err = err ?: ib_check_mr_status(c->mr, IB_MR_CHECK_SIG_STATUS, &st);
 	err = err ?: sc_register(c, t, dsg, msg) ?: sc_invalidate(c);
 	err = err ?: ib_check_mr_status(c->mr, IB_MR_CHECK_SIG_STATUS, &st);
-	ib_dma_unmap_sg(c->dev, msg, 2, DMA_BIDIRECTIONAL);
-	ib_dma_unmap_sg(c->dev, dsg, 2, DMA_BIDIRECTIONAL);
+	sc_unmap_lists(c, dsg, msg);
 	if (err || again != -EINVAL) {
 		sc_fail(c, t, "re-registration with the status unread: %d (want %d), then %d",
 			again, -EINVAL, err);
 		c->failed++;
 	}
 	return err;
+}
+
+/*
+ * mrkit's signature registrations on the same connection: a peer's
+ * RDMA READ (a write command's data) or WRITE (a read command's) through
+ * an I/O of an integrity pool, described by the struct mrkit_pi that
+ * matches case t.
+ */
+static void sc_mrkit_pi(const struct sc_case *t, struct mrkit_pi *pi)
+{
+	bool to_wire = t->mode == SC_PEER_READ;
+
+	memset(pi, 0, sizeof(*pi));
+	if (t->mem_pi && t->wire_pi)
+		pi->op = MRKIT_PI_PASS;
+	else if (t->wire_pi)
+		pi->op = to_wire ? MRKIT_PI_INSERT : MRKIT_PI_STRIP;
+	else
+		pi->op = to_wire ? MRKIT_PI_STRIP : MRKIT_PI_INSERT;
+	pi->flags = MRKIT_PI_APP_ESCAPE | MRKIT_PI_CHECK_GUARD |
+		    (to_wire ? MRKIT_PI_TO_WIRE : 0) |
+		    (t->mem_ip ? MRKIT_PI_MEM_IPCSUM : 0) |
+		    (t->app_check ? MRKIT_PI_CHECK_APP : 0) |
+		    (t->type == 1 ? MRKIT_PI_REF_INCREMENT | MRKIT_PI_CHECK_REF :
+				    MRKIT_PI_REF_ESCAPE);
+	pi->interval = t->interval;
+	pi->ref_tag = t->type == 1 ? t->ref_seed : 0;
+	pi->app_tag_mask = t->app_check ? 0xffff : 0;
+	pi->lba = SC_LBA;
+}
+
+static void sc_mrkit_done(struct mrkit_io *io, int status)
+{
+	struct sc_ctx *c = container_of(io, struct sc_ctx, mio);
+
+	c->mio_status = status;
+	complete(&c->mio_done);
+}
+
+/* What mrkit_io_check_pi() returned against what the block must give. */
+static void sc_mrkit_res(struct sc_ctx *c, struct sc_case *t, int ret,
+			 const struct mrkit_pi_result *res, bool expect,
+			 const struct ib_sig_err *want)
+{
+	static const u8 type[] = {
+		[IB_SIG_BAD_GUARD] = MRKIT_PI_BAD_GUARD,
+		[IB_SIG_BAD_REFTAG] = MRKIT_PI_BAD_REF,
+		[IB_SIG_BAD_APPTAG] = MRKIT_PI_BAD_APP,
+	};
+
+	if (!expect) {
+		if (ret || res->type != MRKIT_PI_OK)
+			sc_fail(c, t, "mrkit_io_check_pi: %d, type %d", ret,
+				res->type);
+		return;
+	}
+	if (ret != -EILSEQ || res->type != type[want->err_type] ||
+	    res->sector != SC_LBA + t->bad_block ||
+	    res->expected != want->expected || res->actual != want->actual) {
+		sc_fail(c, t, "mrkit_io_check_pi: %d, type %d sector %llu exp %#x act %#x",
+			ret, res->type, res->sector, res->expected,
+			res->actual);
+		return;
+	}
+	c->mseen++;
+}
+
+static int sc_mrkit_one(struct sc_ctx *c, struct mrkit_pool *pool,
+			struct sc_case *t)
+{
+	u32 dlen = t->blocks * t->interval, mlen = t->blocks * SC_TUPLE;
+	struct ib_rdma_wr nop = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = c->wire_dma,
+		.rkey = c->pd->unsafe_global_rkey,
+	};
+	unsigned int before = c->reported;
+	struct scatterlist dsg[2], msg[2];
+	struct mrkit_pi_result res;
+	struct ib_sig_err want = {};
+	struct mrkit_seg seg;
+	struct mrkit_pi pi;
+	bool expect;
+	int err, ret;
+
+	if (!sc_in_pi(t))
+		t->bad = SC_GOOD;
+	sc_prepare(c, t, &want, &expect);
+	c->mexpected += expect;
+	sc_mrkit_pi(t, &pi);
+	err = sc_map_lists(c, t, dsg, msg);
+	if (err)
+		return err;
+	mrkit_io_init(&c->mio, pool, MRKIT_PEER_BIDI, sc_mrkit_done);
+	ret = mrkit_io_map_pi(&c->mio, dsg, 2, t->mem_pi ? msg : NULL,
+			      t->mem_pi ? 2 : 0, &pi);
+	err = ret == 1 ? 0 : ret ?: -EINVAL;
+	if (!err && mrkit_io_segs(&c->mio, &seg, 1) != 1)
+		err = -EINVAL;
+	if (!err && seg.length != dlen + (t->mem_pi ? mlen : 0))
+		sc_fail(c, t, "segment length %u", seg.length);
+	/* Its REG_MR_INTEGRITY, then a WR of ours whose completion implies it. */
+	if (!err) {
+		sc_arm(c, 0, &nop.wr);
+		err = mrkit_io_post(&c->mio, c->qp[0], &nop.wr, NULL) ?:
+		      sc_wait(c, 0) ?:
+		      sc_transfer(c, t, t->wire_pi ? dlen + mlen : dlen,
+				  seg.addr, seg.key);
+	}
+	if (!err) {
+		ret = mrkit_io_check_pi(&c->mio, &res);
+		sc_mrkit_res(c, t, ret, &res, expect, &want);
+		reinit_completion(&c->mio_done);
+		err = mrkit_io_complete(&c->mio, c->qp[0]);
+		if (!err && !wait_for_completion_timeout(&c->mio_done, 2 * HZ))
+			err = -ETIMEDOUT;
+		if (!err && c->mio_status)
+			sc_fail(c, t, "done() status %d", c->mio_status);
+	}
+	sc_unmap_lists(c, dsg, msg);
+	if (err) {
+		sc_fail(c, t, "mrkit: %d", err);
+		c->mfailed++;
+		return err;
+	}
+	sc_outcome(c, t, false);
+	c->mfailed += c->reported != before;
+	return 0;
+}
+
+/* Every descriptor back, every status read by the ULP, errors counted. */
+static void sc_mrkit_stats(struct sc_ctx *c, struct mrkit_pool *pool,
+			   unsigned int ios)
+{
+	struct mrkit_pool_stats st;
+
+	mrkit_pool_get_stats(pool, &st);
+	if (st.in_use || st.sig_checks != ios || st.sig_forced ||
+	    st.sig_errors != c->mexpected) {
+		pr_info("SIGCONF FAIL mrkit pool: in_use %u sig_checks %llu sig_forced %llu sig_errors %llu (want 0 %u 0 %u)\n",
+			st.in_use, st.sig_checks, st.sig_forced, st.sig_errors,
+			ios, c->mexpected);
+		c->mfailed++;
+	}
+}
+
+static void sc_mrkit_run(struct sc_ctx *c)
+{
+	struct mrkit_pool_attr attr = {
+		.name = "sigconf", .depth = 2, .flags = MRKIT_POOL_INTEGRITY,
+		.node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = mrkit_pool_create(c->pd, &attr);
+	unsigned int i, done = 0;
+	struct sc_case t;
+	int err = 0;
+
+	if (IS_ERR(pool)) {
+		pr_info("SIGCONF FAIL mrkit_pool_create: %ld\n", PTR_ERR(pool));
+		c->mfailed++;
+		goto out;
+	}
+	init_completion(&c->mio_done);
+	for (i = 0; i < mrkit_cases && !err; i++, done++) {
+		sc_draw(&t, cases + 1 + i);
+		t.mode = get_random_u32_below(2) ? SC_PEER_READ : SC_PEER_WRITE;
+		err = sc_mrkit_one(c, pool, &t);
+	}
+	if (!err)
+		sc_mrkit_stats(c, pool, done);
+	mrkit_pool_destroy(pool);
+out:
+	pr_info("SIGMR %s ios=%u reported=%u failed=%u\n", label, done,
+		c->mseen, c->mfailed);
 }
 
 static int __init sc_init(void)
@@ -846,6 +1066,8 @@ static int __init sc_init(void)
 		label, c->per_mode[0], c->per_mode[1], c->per_mode[2],
 		c->per_mode[3], c->spoiled, c->expected, c->seen);
 	pr_info("SIGCONF %s cases=%u failed=%u\n", label, done, c->failed);
+	if (!err)
+		sc_mrkit_run(c);
 out:
 	sc_teardown(c);
 	kfree(c);
@@ -860,3 +1082,4 @@ module_init(sc_init);
 module_exit(sc_exit);
 MODULE_DESCRIPTION("Signature MR conformance against the kernel's T10-PI code");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MRKIT);

@@ -8,13 +8,15 @@
 #
 # Builds rdma_rxe_pi.ko from linux-source-6.1's drivers/infiniband/sw/rxe
 # with provider/rxe/*.splice applied (scripts/host/splice.py) and
-# provider/rxe/rxe_pi.c added, and mrkit_sigconf.ko (provider/sigconf.c),
-# both against Debian's headers with W=1 and sparse, into a cache entry
-# (vm/rxe-pi/KEY).  The modules go to the initramfs's /pi, outside
+# provider/rxe/rxe_pi.c added, and mrkit_sigconf.ko (provider/sigconf.c,
+# against mrkit.ko), both against Debian's headers with W=1 and sparse,
+# into a cache entry (vm/rxe-pi/KEY); any warning fails the build.  The modules go to the initramfs's /pi, outside
 # /lib/modules: nothing but the guest's /init (scripts/guest/
 # init-rxe-pi.sh) loads them, and only in place of the stock rxe.  The
-# guest runs CASES (400) random signature cases and prints
-# "SIGCONF rxe-pi cases=N failed=N"; exit status 0 only if it says PASS.
+# guest runs CASES (400) random signature cases on the verbs and prints
+# "SIGCONF rxe-pi cases=N failed=N", then CASES / 4 through mrkit's
+# integrity pool ("SIGMR rxe-pi ios=N reported=N failed=N"); exit status
+# 0 only if it says PASS.
 # Console log: .check/vm-rxe-pi.log.
 set -euo pipefail
 
@@ -23,7 +25,8 @@ cases=${1:-400}
 . "$(dirname "$0")/vm-lib.sh"
 vm_env
 
-# vm_make_rxe_pi DIR TREE: the spliced rxe and the conformance module.
+# vm_make_rxe_pi DIR TREE MK: the spliced rxe and the conformance module
+# (against mrkit's build MK).
 vm_make_rxe_pi() {
 	local d=$1 rxe=$2/drivers/infiniband/sw/rxe f
 	mkdir -p "$d/rxe" "$d/conf"
@@ -40,10 +43,11 @@ vm_make_rxe_pi() {
 			sed 's/^rdma_rxe-y/rdma_rxe_pi-y/'
 		  echo 'rdma_rxe_pi-y += rxe_pi.o'; } > "$d/rxe/Kbuild"
 		cp "$proj/provider/sigconf.c" "$d/conf/"
-		printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\n' \
-			> "$d/conf/Kbuild"
+		printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' \
+			"$3" > "$d/conf/Kbuild"
 		nice -n 10 make -C "$kdir" M="$d/rxe" W=1 C=2 modules &&
-		nice -n 10 make -C "$kdir" M="$d/conf" W=1 C=2 modules
+		nice -n 10 make -C "$kdir" M="$d/conf" \
+			KBUILD_EXTRA_SYMBOLS="$3/Module.symvers" W=1 C=2 modules
 	} > "$d/build.log" 2>&1 || { cat "$d/build.log" >&2; return 1; }
 	if grep -E 'warning:|error:' "$d/build.log" >&2; then
 		return 1
@@ -52,13 +56,13 @@ vm_make_rxe_pi() {
 }
 
 tree=$("$proj/scripts/host/prep-tree.sh")
-key=$( { echo "$kdir $tree"
+mk=$(vm_build_mrkit)
+key=$( { echo "$kdir $tree ${mk##*/}"
 	 cat "$tree"/drivers/infiniband/sw/rxe/*.[ch] "$tree/drivers/infiniband/sw/rxe/Makefile"
 	 find "$proj/provider" "$proj/scripts/host/splice.py" -type f -print0 |
 		sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
-pi=$(vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree")
+pi=$(vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree" "$mk")
 grep '^splice: ' "$pi/build.log" | grep -v sha256 || true
-mk=$(vm_build_mrkit)
 
 root=$scratch/rxe-pi
 vm_root "$root" "$mk" "$proj/scripts/guest/init-rxe-pi.sh" "" \
@@ -72,7 +76,7 @@ vm_mkinitrd "$root" "$root.gz"
 log=$out/vm-rxe-pi.log
 start=$(date +%s)
 VM_TIMEOUT=600
-vm_qemu "$log" "$root.gz" "mrkit_sigconf_cases=$cases"
+vm_qemu "$log" "$root.gz" "mrkit_sigconf_cases=$cases mrkit_sigmr_ios=$(( cases / 4 ))"
 vm_wait
 grep -ao 'MRKIT-VM .*' "$log" | sed 's/^MRKIT-VM //; s/\r$//' || true
 echo "rxe-pi: guest ran $(( $(date +%s) - start )) s"
