@@ -10,11 +10,13 @@
  * whole protection blocks over the device's real data path in one of
  * four ways: a peer's RDMA READ of the MR or RDMA WRITE into it (the
  * responder side), or an RDMA WRITE from it or RDMA READ into it posted by
- * the MR's own QP (the requester side).  Per case: interval 512 or 4096,
+ * the MR's own QP (the requester side) - in one work request or in two
+ * split at a random point, often inside a tuple.  Per case: interval 512 or 4096,
  * 1 to 16 blocks, T10-DIF type 1 or 3, memory guard CRC or IP checksum,
- * the memory domain DIX (tuples in a separate list) or none, the wire
- * domain T10-DIF (CRC) or none, data and metadata split over two
- * scatterlist entries at random (unaligned) points, application tag
+ * the memory domain DIX (tuples in a separate list), interleaved (tuples
+ * in the data list) or none, the wire domain T10-DIF (CRC) or none, data
+ * and metadata split over two scatterlist entries at random (unaligned)
+ * points, application tag
  * checking on or off, and at most one block made bad in the incoming
  * domain (a data byte, the guard, the application or the reference tag),
  * sometimes behind an application tag escape.
@@ -136,6 +138,7 @@ struct sc_case {
 	bool			mem_pi;
 	bool			wire_pi;
 	bool			mem_ip;
+	bool			mem_inter;	/* tuples in the data list */
 	bool			app_check;
 	enum sc_bad		bad;
 	u32			bad_block;
@@ -143,6 +146,7 @@ struct sc_case {
 	u32			ref_seed;
 	u32			cut_data;
 	u32			cut_meta;
+	u32			cut_xfer;	/* 0: one work request */
 };
 
 static __printf(3, 4) void sc_fail(struct sc_ctx *c, const struct sc_case *t,
@@ -156,9 +160,10 @@ static __printf(3, 4) void sc_fail(struct sc_ctx *c, const struct sc_case *t,
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	pr_info("SIGCONF FAIL case=%u %s iv=%u blocks=%u type=%d mem=%s wire=%s bad=%s@%u%s: %pV\n",
+	pr_info("SIGCONF FAIL case=%u %s iv=%u blocks=%u type=%d mem=%s%s wire=%s bad=%s@%u%s: %pV\n",
 		t->no, sc_mode_name[t->mode], t->interval, t->blocks, t->type,
 		t->mem_pi ? (t->mem_ip ? "ip" : "crc") : "none",
+		t->mem_inter ? "-interleaved" : "",
 		t->wire_pi ? "crc" : "none", sc_bad_name[t->bad], t->bad_block,
 		t->escape ? " escaped" : "", &vaf);
 	va_end(args);
@@ -473,14 +478,28 @@ static void sc_draw(struct sc_case *t, unsigned int no)
 		t->wire_pi = true;
 		break;
 	}
+	t->mem_inter = t->mem_pi && !get_random_u32_below(3);
 	t->app_check = get_random_u32_below(2);
 	t->ref_seed = get_random_u32() & 0x7fffffff;
-	t->cut_data = get_random_u32_below(t->blocks * t->interval - 1) + 1;
+	t->cut_data = get_random_u32_below(t->blocks * (t->interval +
+			(t->mem_inter ? SC_TUPLE : 0)) - 1) + 1;
 	t->cut_meta = get_random_u32_below(t->blocks * SC_TUPLE - 1) + 1;
 	t->bad = get_random_u32_below(2) ? SC_GOOD :
 		 1 + get_random_u32_below(SC_NR_BAD - 1);
 	t->bad_block = get_random_u32_below(t->blocks);
 	t->escape = t->bad != SC_GOOD && !get_random_u32_below(5);
+	/* Half the transfers in two work requests, often inside a tuple. */
+	switch (get_random_u32_below(4)) {
+	case 0:
+		t->cut_xfer = 1 + get_random_u32_below(t->blocks * t->interval);
+		break;
+	case 1:
+		if (t->wire_pi)
+			t->cut_xfer = get_random_u32_below(t->blocks) *
+				      (t->interval + SC_TUPLE) + t->interval +
+				      1 + get_random_u32_below(SC_TUPLE - 1);
+		break;
+	}
 }
 
 /* Does the incoming domain carry tuples a check could fail on? */
@@ -570,10 +589,11 @@ static int sc_register(struct sc_ctx *c, const struct sc_case *t,
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			  IB_ACCESS_REMOTE_WRITE,
 	};
+	bool sep = t->mem_pi && !t->mem_inter;
 	int err;
 
-	err = ib_map_mr_sg_pi(c->mr, dsg, 2, NULL, t->mem_pi ? msg : NULL,
-			      t->mem_pi ? 2 : 0, NULL, SZ_4K);
+	err = ib_map_mr_sg_pi(c->mr, dsg, 2, NULL, sep ? msg : NULL,
+			      sep ? 2 : 0, NULL, SZ_4K);
 	if (err)
 		return err;
 	sa->check_mask = IB_SIG_CHECK_GUARD |
@@ -602,34 +622,45 @@ static int sc_invalidate(struct sc_ctx *c)
 }
 
 /*
- * Move the wire image one of the four ways; a peer addresses the
- * integrity MR at raddr with rkey.
+ * Move the wire image one of the four ways, in one work request or in
+ * two split at t->cut_xfer (so that a block or a tuple may straddle two
+ * operations); a peer addresses the integrity MR at raddr with rkey.
  */
 static int sc_transfer(struct sc_ctx *c, const struct sc_case *t, u32 len,
 		       u64 raddr, u32 rkey)
 {
 	bool peer = t->mode == SC_PEER_READ || t->mode == SC_PEER_WRITE;
 	bool read = t->mode == SC_PEER_READ || t->mode == SC_LOCAL_READ;
-	struct ib_sge sge = { .length = len };
-	struct ib_rdma_wr wr = {
-		.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-	};
+	u32 cut = t->cut_xfer && t->cut_xfer < len ? t->cut_xfer : len;
+	struct ib_sge sge[2];
+	struct ib_rdma_wr wr[2] = {};
+	int i;
 
-	if (peer) {
-		sge.addr = c->wire_dma;
-		sge.lkey = c->pd->local_dma_lkey;
-		wr.remote_addr = raddr;
-		wr.rkey = rkey;
-	} else {
-		sge.addr = c->mr->iova;
-		sge.lkey = c->mr->lkey;
-		wr.remote_addr = c->wire_dma;
-		wr.rkey = c->pd->unsafe_global_rkey;
+	for (i = 0; i < 2; i++) {
+		u32 off = i ? cut : 0;
+
+		wr[i].wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		wr[i].wr.sg_list = &sge[i];
+		wr[i].wr.num_sge = 1;
+		sge[i].length = i ? len - cut : cut;
+		if (peer) {
+			sge[i].addr = c->wire_dma + off;
+			sge[i].lkey = c->pd->local_dma_lkey;
+			wr[i].remote_addr = raddr + off;
+			wr[i].rkey = rkey;
+		} else {
+			sge[i].addr = c->mr->iova + off;
+			sge[i].lkey = c->mr->lkey;
+			wr[i].remote_addr = c->wire_dma + off;
+			wr[i].rkey = c->pd->unsafe_global_rkey;
+		}
 	}
-	return sc_post(c, peer ? 1 : 0, &wr.wr);
+	if (cut == len)
+		return sc_post(c, peer ? 1 : 0, &wr[0].wr);
+	wr[0].wr.next = &wr[1].wr;
+	sc_arm(c, peer ? 1 : 0, &wr[1].wr);
+	return ib_post_send(c->qp[peer ? 1 : 0], &wr[0].wr, NULL) ?:
+	       sc_wait(c, peer ? 1 : 0);
 }
 
 /* Interleave data and tuples into a wire image (or gather them back). */
@@ -693,6 +724,10 @@ static void sc_prepare(struct sc_ctx *c, struct sc_case *t,
 	memcpy(c->want_data + b * t->interval, dp, t->interval);
 	if (to_wire) {
 		memset(c->wire, 0xa5, SC_BUF);
+		if (t->mem_inter) {
+			sc_weave(t, c->want_wire, c->data, tuples, false);
+			memcpy(c->data, c->want_wire, dlen + t->blocks * SC_TUPLE);
+		}
 		return;
 	}
 	if (t->wire_pi)
@@ -712,7 +747,11 @@ static void sc_outcome(struct sc_ctx *c, struct sc_case *t, bool errors)
 	u8 *got_data = c->data, *got_meta = c->meta;
 	int bad;
 
-	if (to_wire && t->wire_pi) {
+	if (!to_wire && t->mem_inter) {
+		got_data = c->want_wire;
+		got_meta = c->want_wire + SC_BUF / 2;
+		sc_weave(t, c->data, got_data, got_meta, true);
+	} else if (to_wire && t->wire_pi) {
 		got_data = c->want_wire;
 		got_meta = c->want_wire + SC_BUF / 2;
 		sc_weave(t, c->wire, got_data, got_meta, true);
@@ -770,7 +809,8 @@ static void sc_status_cmp(struct sc_ctx *c, struct sc_case *t, bool expect,
 static int sc_map_lists(struct sc_ctx *c, const struct sc_case *t,
 			struct scatterlist *dsg, struct scatterlist *msg)
 {
-	u32 dlen = t->blocks * t->interval, mlen = t->blocks * SC_TUPLE;
+	u32 mlen = t->blocks * SC_TUPLE;
+	u32 dlen = t->blocks * t->interval + (t->mem_inter ? mlen : 0);
 
 	sg_init_table(dsg, 2);
 	sg_set_buf(&dsg[0], c->data, t->cut_data);
@@ -1028,6 +1068,9 @@ static void sc_mrkit_run(struct sc_ctx *c)
 	for (i = 0; i < mrkit_cases && !err; i++, done++) {
 		sc_draw(&t, cases + 1 + i);
 		t.mode = get_random_u32_below(2) ? SC_PEER_READ : SC_PEER_WRITE;
+		/* mrkit maps DIX: a protection list, or no PI in memory. */
+		t.mem_inter = false;
+		t.cut_data = min(t.cut_data, t.blocks * t.interval - 1);
 		err = sc_mrkit_one(c, pool, &t);
 	}
 	if (!err)
