@@ -467,7 +467,8 @@ def apply(src, edits, out_path, loc):
         rng = f"upstream lines {src.line_of(s)}-{src.line_of(s) + ul - 1} ({ul} lines)" if ul \
             else f"at upstream line {src.line_of(s)}"
         code = f" [code lines {code_lines(text[s:e])} -> {code_lines(new)}]" if loc else ""
-        print(f"splice: {os.path.basename(out_path)}: {desc}: {rng} -> {new.count(chr(10))} lines{code}")
+        to = "" if "\n" not in text[s:e] + new and new else f" -> {new.count(chr(10))} lines"
+        print(f"splice: {os.path.basename(out_path)}: {desc}: {rng}{to}{code}")
     out, inserted = render(src, edits)
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(out)
