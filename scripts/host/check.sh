@@ -98,7 +98,7 @@ lane_b() {
 	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
 	# rxe with integrity MRs (built here) against the kernel's T10-PI code.
-	lrun b4 "rxe-pi: integrity MRs against the kernel's T10-PI code, 400 cases" scripts/host/vm-rxe-pi.sh 400
+	lrun b4 "rxe-pi: integrity MRs against the kernel's T10-PI code, 2000 cases" scripts/host/vm-rxe-pi.sh 2000
 }
 t0=$SECONDS
 rm -f .check/lane-*.out
