@@ -25,43 +25,9 @@ cases=${1:-400}
 . "$(dirname "$0")/vm-lib.sh"
 vm_env
 
-# vm_make_rxe_pi DIR TREE MK: the spliced rxe and the conformance module
-# (against mrkit's build MK).
-vm_make_rxe_pi() {
-	local d=$1 rxe=$2/drivers/infiniband/sw/rxe f
-	mkdir -p "$d/rxe" "$d/conf"
-	{
-		python3 "$proj/scripts/host/splice.py" --loc --tree "$2" \
-			--outdir "$d/rxe" "$proj"/provider/rxe/*.splice
-		for f in "$rxe"/*.[ch]; do
-			[ -e "$d/rxe/${f##*/}" ] || cp "$f" "$d/rxe/"
-		done
-		cp "$proj"/provider/rxe/rxe_pi.[ch] "$d/rxe/"
-		# The upstream object list, under the module's own name.
-		{ echo 'obj-m := rdma_rxe_pi.o'
-		  sed -n '/^rdma_rxe-y/,/^$/p' "$rxe/Makefile" |
-			sed 's/^rdma_rxe-y/rdma_rxe_pi-y/'
-		  echo 'rdma_rxe_pi-y += rxe_pi.o'; } > "$d/rxe/Kbuild"
-		cp "$proj/provider/sigconf.c" "$d/conf/"
-		printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' \
-			"$3" > "$d/conf/Kbuild"
-		nice -n 10 make -C "$kdir" M="$d/rxe" W=1 C=2 modules &&
-		nice -n 10 make -C "$kdir" M="$d/conf" \
-			KBUILD_EXTRA_SYMBOLS="$3/Module.symvers" W=1 C=2 modules
-	} > "$d/build.log" 2>&1 || { cat "$d/build.log" >&2; return 1; }
-	if grep -E 'warning:|error:' "$d/build.log" >&2; then
-		return 1
-	fi
-	cp "$d/rxe/rdma_rxe_pi.ko" "$d/conf/mrkit_sigconf.ko" "$d/"
-}
-
-tree=$("$proj/scripts/host/prep-tree.sh")
+# rdma_rxe_pi.ko and mrkit_sigconf.ko (vm-lib.sh: vm_build_rxe_pi).
 mk=$(vm_build_mrkit)
-key=$( { echo "$kdir $tree ${mk##*/}"
-	 cat "$tree"/drivers/infiniband/sw/rxe/*.[ch] "$tree/drivers/infiniband/sw/rxe/Makefile"
-	 find "$proj/provider" "$proj/scripts/host/splice.py" -type f -print0 |
-		sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
-pi=$(vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree" "$mk")
+pi=$(vm_build_rxe_pi "$mk")
 grep '^splice: ' "$pi/build.log" | grep -v sha256 || true
 
 root=$scratch/rxe-pi
