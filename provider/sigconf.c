@@ -28,7 +28,8 @@
  * ib_check_mr_status() must report exactly the bad block (type, expected
  * and actual value, offset block * (interval + 8) + interval) or nothing.
  * One more case checks that a registration whose status was not read
- * cannot be registered again.  The result is one line:
+ * cannot be registered again, and a last one that the peer's RDMA READ
+ * with the key of the invalidated integrity MR fails.  The result is one line:
  *	SIGCONF LABEL cases=N failed=N
  * and a "SIGCONF FAIL" line for each of the first failures.
  *
@@ -1081,6 +1082,32 @@ out:
 		c->mseen, c->mfailed);
 }
 
+/*
+ * The integrity MR, invalidated by the last case, is dead: the peer's
+ * RDMA READ with its last rkey must fail with a remote access error.
+ */
+static void sc_dead_key(struct sc_ctx *c)
+{
+	struct ib_sge sge = {
+		.addr = c->wire_dma, .length = SC_TUPLE,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_READ,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.remote_addr = c->mr->iova,
+		.rkey = c->mr->rkey,
+	};
+	int err = sc_post(c, 1, &wr.wr);
+
+	if (err == -EIO && c->wait[1].status == IB_WC_REM_ACCESS_ERR)
+		return;
+	pr_info("SIGCONF FAIL a peer's READ with the invalidated rkey %#x: %d (%s)\n",
+		c->mr->rkey, err, ib_wc_status_msg(c->wait[1].status));
+	c->failed++;
+}
+
 static int __init sc_init(void)
 {
 	struct sc_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -1105,12 +1132,17 @@ static int __init sc_init(void)
 		err = sc_unchecked(c, &t);
 		done++;
 	}
+	if (!err)
+		sc_mrkit_run(c);
+	/* Last: the probe leaves the peer's QP in the error state. */
+	if (!err) {
+		sc_dead_key(c);
+		done++;
+	}
 	pr_info("SIGCONF %s: %u peer-read, %u peer-write, %u local-write, %u local-read; %u with a bad block, %u to be reported, %u reported as expected\n",
 		label, c->per_mode[0], c->per_mode[1], c->per_mode[2],
 		c->per_mode[3], c->spoiled, c->expected, c->seen);
 	pr_info("SIGCONF %s cases=%u failed=%u\n", label, done, c->failed);
-	if (!err)
-		sc_mrkit_run(c);
 out:
 	sc_teardown(c);
 	kfree(c);
