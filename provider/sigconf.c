@@ -1099,9 +1099,14 @@ static void sc_dead_key(struct sc_ctx *c)
 		.remote_addr = c->mr->iova,
 		.rkey = c->mr->rkey,
 	};
-	int err = sc_post(c, 1, &wr.wr);
+	int err;
 
-	if (err == -EIO && c->wait[1].status == IB_WC_REM_ACCESS_ERR)
+	/* Not sc_post(): the failed completion is the expected outcome. */
+	sc_arm(c, 1, &wr.wr);
+	err = ib_post_send(c->qp[1], &wr.wr, NULL);
+	if (!err && !wait_for_completion_timeout(&c->wait[1].done, 2 * HZ))
+		err = -ETIMEDOUT;
+	if (!err && c->wait[1].status == IB_WC_REM_ACCESS_ERR)
 		return;
 	pr_info("SIGCONF FAIL a peer's READ with the invalidated rkey %#x: %d (%s)\n",
 		c->mr->rkey, err, ib_wc_status_msg(c->wait[1].status));
