@@ -8,7 +8,9 @@
 #                       configfs, debugfs and tracefs mounted, loopback up,
 #                       NETDEV (a dummy netdev by default) up with ADDR (by
 #                       default 10.99.0.1/24, an address only this guest
-#                       has), and an rxe or siw device (T) on it, mrkd0
+#                       has), and an rxe or siw device (T) on it, mrkd0;
+#                       T rxe-pi: rxe with integrity MRs (/pi/rdma_rxe_pi.ko,
+#                       scripts/host/vm-rxe-pi.sh), never the stock rxe
 /bin/busybox --install -s /bin
 ln -s /bin/busybox /sbin/modprobe
 export PATH=/bin:/sbin:/usr/bin
@@ -33,8 +35,13 @@ fabric() {
 	if [ "$1" = siw ]; then
 		modprobe libcrc32c
 		insmod /lib/modules/$(uname -r)/extra/siw.ko || fail "insmod siw"
+	elif [ "$1" = rxe-pi ]; then
+		for m in ib_core ip6_udp_tunnel udp_tunnel crc-t10dif; do
+			modprobe $m || fail "modprobe $m"
+		done
+		insmod /pi/rdma_rxe_pi.ko || fail "insmod rdma_rxe_pi"
 	else
 		modprobe rdma_rxe || fail "modprobe rdma_rxe"
 	fi
-	rdma link add mrkd0 type $1 netdev "${2:-dummy0}" || fail "rdma link add $1"
+	rdma link add mrkd0 type "${1%-pi}" netdev "${2:-dummy0}" || fail "rdma link add $1"
 }

@@ -28,7 +28,9 @@
 #     built by DKMS for 6.1 and 6.12, a ULP built out of tree against it,
 #     and its mrkit.ko running the NVMe/RDMA sample in a guest
 #     (scripts/host/dkms-check.sh; its clean root made beside steps 2 and
-#     3); the NVMe/RDMA demo on Debian's 6.12 kernel
+#     3); the NVMe/RDMA demo on Debian's 6.12 kernel; rxe with integrity
+#     MRs (rdma_rxe_pi, spliced into linux-source-6.1's rxe) against the
+#     block layer's T10-PI code (scripts/host/vm-rxe-pi.sh)
 #  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
 #     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
 #     faults runs the whole schedule, the stock driver and iSER and NFS too)
@@ -111,6 +113,8 @@ lane_a() {
 	# The package as a user installs it, DKMS building for both kernels.
 	lrun a10 "dkms: mrkit-dkms on a clean chroot, built for 6.1 and 6.12, run in a guest" \
 		scripts/host/dkms-check.sh
+	# rxe with integrity MRs (built here) against the kernel's T10-PI code.
+	lrun a11 "rxe-pi: integrity MRs against the kernel's T10-PI code, 2000 cases" scripts/host/vm-rxe-pi.sh 2000
 }
 lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check

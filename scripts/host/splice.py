@@ -16,6 +16,9 @@ lines after it, up to the next directive:
   /* mrkit-splice: delete-decl FUNC */
   /* mrkit-splice: insert-before FUNC */              new code before FUNC
   /* mrkit-splice: insert-after FUNC */               new code after FUNC
+  /* mrkit-splice: rename FUNC NEW */                 the definition of FUNC
+                                                     is named NEW (a wrapper
+                                                     of ours takes FUNC's name)
   /* mrkit-splice: add-after-includes */              after the last #include
   /* mrkit-splice: member STRUCT after MEMBER */      new member lines
   /* mrkit-splice: replace-member STRUCT MEMBER */
@@ -245,6 +248,14 @@ class Source:
             raise SpliceError(f"{self.path}: {name}(): {len(hits)} {what}s (lines {lines}): ambiguous")
         return hits[0]
 
+    def name_at(self, name, start, end):
+        """Position of the name in the head of the definition start..end."""
+        for mo in re.finditer(r"\b%s\b" % re.escape(name), self.m[start:end]):
+            p = start + mo.start()
+            if self.depth0[p]:
+                return p
+        raise SpliceError(f"{self.path}: {name}(): no name in its definition")
+
     def struct_body(self, name):
         hits = [mo for mo in re.finditer(r"\bstruct\s+%s\s*\{" % re.escape(name), self.m)
                 if self.depth0[mo.start()]]
@@ -392,6 +403,14 @@ def plan(src, items):
             if verb == "delete-decl":
                 empty()
             edits.append((s, e, body, f"{verb} {args[0]}()"))
+        elif verb == "rename":
+            need(2)
+            empty()
+            if not IDENT.fullmatch(args[1]):
+                raise SpliceError(f"{where}: rename FUNC NEW: {args[1]} is no C name")
+            s, e = src.one(args[0], "def")
+            p = src.name_at(args[0], s, e)
+            edits.append((p, p + len(args[0]), args[1], f"rename {args[0]}() to {args[1]}()"))
         elif verb in ("insert-before", "insert-after"):
             need(1)
             s, e = src.one(args[0], "def")
@@ -467,7 +486,8 @@ def apply(src, edits, out_path, loc):
         rng = f"upstream lines {src.line_of(s)}-{src.line_of(s) + ul - 1} ({ul} lines)" if ul \
             else f"at upstream line {src.line_of(s)}"
         code = f" [code lines {code_lines(text[s:e])} -> {code_lines(new)}]" if loc else ""
-        print(f"splice: {os.path.basename(out_path)}: {desc}: {rng} -> {new.count(chr(10))} lines{code}")
+        to = "" if "\n" not in text[s:e] + new and new else f" -> {new.count(chr(10))} lines"
+        print(f"splice: {os.path.basename(out_path)}: {desc}: {rng}{to}{code}")
     out, inserted = render(src, edits)
     with open(out_path, "w", encoding="utf-8") as f:
         f.write(out)

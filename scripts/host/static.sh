@@ -21,7 +21,7 @@ cd "$proj"
 fail=0
 
 mapfile -t srcs < <(git ls-files --cached --others --exclude-standard '*.c' '*.h')
-mapfile -t splices < <(git ls-files --cached --others --exclude-standard 'ulp/*.splice')
+mapfile -t splices < <(git ls-files --cached --others --exclude-standard 'ulp/*.splice' 'provider/*.splice')
 mapfile -t others < <(git ls-files --cached --others --exclude-standard Kconfig Kbuild '*/Kbuild' '*/Makefile' Makefile)
 
 # gate NAME LOG PATTERN CMD...: CMD's output into LOG; NAME fails (LOG
@@ -56,7 +56,7 @@ for k in $kernels; do
 
 	gate "kernel-doc -Werror ($k)" "$out/kernel-doc-$k.log" 'warning:|error:' \
 		perl "$t/scripts/kernel-doc" -none -Werror "${srcs[@]}" "${splices[@]}" &&
-		echo "static: kernel-doc -Werror ($k): ok (with the ULPs' splice files)"
+		echo "static: kernel-doc -Werror ($k): ok (with the ULPs' and the provider's splice files)"
 done
 
 # README and Documentation/ against the tree (scripts/host/doc-check.py):

@@ -26,6 +26,10 @@
 #                          Module.symvers, include/)
 #   vm_build_siw           siw.ko from linux-source-6.1 (Debian's kernel
 #                          has no siw): prints its path
+#   vm_build_rxe_pi MK     rxe with integrity MRs (rdma_rxe_pi.ko, from
+#                          linux-source-6.1 and provider/rxe/) and
+#                          mrkit_sigconf.ko (provider/sigconf.c, against
+#                          mrkit's build MK): prints the entry
 #   vm_build_ulp ULP       the converted ULP (its hook's ulp_build): sets mk
 #                          and ulpdir
 #   vm_mod_deps NAME...    the .ko files modules NAME... need, each once
@@ -166,6 +170,50 @@ vm_build_siw() {
 		 echo "$kdir"; } | vm_key)
 	d=$(vm_cached siw "$key" vm_make_siw "$tree") || return 1
 	echo "$d/siw.ko"
+}
+
+# vm_make_rxe_pi DIR TREE MK: the spliced rxe and the conformance module
+# (against mrkit's build MK).
+vm_make_rxe_pi() {
+	local d=$1 rxe=$2/drivers/infiniband/sw/rxe f
+	mkdir -p "$d/rxe" "$d/conf"
+	{
+		python3 "$proj/scripts/host/splice.py" --loc --tree "$2" \
+			--outdir "$d/rxe" "$proj"/provider/rxe/*.splice
+		for f in "$rxe"/*.[ch]; do
+			[ -e "$d/rxe/${f##*/}" ] || cp "$f" "$d/rxe/"
+		done
+		cp "$proj"/provider/rxe/rxe_pi.[ch] "$d/rxe/"
+		# The upstream object list, under the module's own name.
+		{ echo 'obj-m := rdma_rxe_pi.o'
+		  sed -n '/^rdma_rxe-y/,/^$/p' "$rxe/Makefile" |
+			sed 's/^rdma_rxe-y/rdma_rxe_pi-y/'
+		  echo 'rdma_rxe_pi-y += rxe_pi.o'; } > "$d/rxe/Kbuild"
+		cp "$proj/provider/sigconf.c" "$d/conf/"
+		printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' \
+			"$3" > "$d/conf/Kbuild"
+		nice -n 10 make -C "$kdir" M="$d/rxe" W=1 C=2 modules &&
+		nice -n 10 make -C "$kdir" M="$d/conf" \
+			KBUILD_EXTRA_SYMBOLS="$3/Module.symvers" W=1 C=2 modules
+	} > "$d/build.log" 2>&1 || { cat "$d/build.log" >&2; return 1; }
+	if grep -E 'warning:|error:' "$d/build.log" >&2; then
+		return 1
+	fi
+	cp "$d/rxe/rdma_rxe_pi.ko" "$d/conf/mrkit_sigconf.ko" "$d/"
+}
+
+# vm_build_rxe_pi MK: the entry vm/rxe-pi/KEY (rdma_rxe_pi.ko,
+# mrkit_sigconf.ko, build.log), keyed by rxe's upstream sources, the
+# provider's files, splice.py, the headers and mrkit's build MK.  Every
+# warning of the W=1 and sparse build fails it.
+vm_build_rxe_pi() {
+	local tree key
+	tree=$("$proj/scripts/host/prep-tree.sh")
+	key=$( { echo "$kdir $tree ${1##*/}"
+		 cat "$tree"/drivers/infiniband/sw/rxe/*.[ch] "$tree/drivers/infiniband/sw/rxe/Makefile"
+		 find "$proj/provider" "$proj/scripts/host/splice.py" -type f -print0 |
+			sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
+	vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree" "$1"
 }
 
 vm_mod_deps() {

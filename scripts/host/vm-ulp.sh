@@ -5,8 +5,10 @@
 # guest (scripts/host/vm-lib.sh: vm_qemu): Debian's stock kernel, TCG,
 # -smp 2, -nic none.
 #
-#   vm-ulp.sh ULP rxe|siw MODE
+#   vm-ulp.sh ULP rxe|siw|rxe-pi MODE
 #
+# (rxe-pi: rxe with integrity MRs, rdma_rxe_pi from vm-rxe-pi.sh's build,
+# in place of the stock rxe.)
 # Builds mrkit.ko from the checkout, outside it; builds the
 # converted ULP with the per-ULP hook, builds siw when asked for,
 # assembles an initramfs
@@ -32,7 +34,7 @@
 # after the build.
 set -euo pipefail
 
-ulp=${1:?usage: vm-ulp.sh ULP rxe|siw MODE}
+ulp=${1:?usage: vm-ulp.sh ULP rxe|siw|rxe-pi MODE}
 transport=${2:-rxe}
 mode=${3:-check}
 "$(dirname "$0")/deps.sh" need check	# python3, linux-source-6.1 too
@@ -68,6 +70,14 @@ siw=
 # The initramfs.
 root=$scratch/ulp-$ulp-$transport-$mode
 vm_ulp_root "$root" "$mk" "$ulpdir" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
+# rxe-pi: rxe with integrity MRs in /pi, loaded by base-lib.sh's fabric
+# in place of the stock rxe.
+if [ "$transport" = rxe-pi ]; then
+	pi=$(vm_build_rxe_pi "$mk")
+	mkdir -p "$root/pi"
+	cp "$pi/rdma_rxe_pi.ko" "$root/pi/"
+	vm_add_mods "$root" crc-t10dif
+fi
 vm_mkinitrd "$root" "$root.gz"
 fio=$(vm_fio)
 echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($transport, $mode)"

@@ -31,7 +31,11 @@ def main(argv=None):
     bad = []
     text = fio_report.read(log)
     faults = re.findall(r"NVME fault (\S+) (\S+) (\S+) reconnects=(\d+) leaks=(-?\d+) splats=(\d+)", text)
-    transports = sorted({k.split("-")[1] for k in runs if k.count("-") >= 2})
+    # The provider is what stands between the run's kind and its driver
+    # ("verify-rxe-pi-mrkit": rxe-pi); the A/B runs name it after "ab-".
+    transports = sorted({m.group(1) for m in (re.fullmatch(r"(?:verify|readback)-(.+)-(?:stock|mrkit)", k)
+                                              for k in runs) if m} |
+                        {k.split("-")[1] for k in runs if k.startswith("ab-")})
 
     for t in transports:
         for drv in ("stock", "mrkit"):

@@ -7,14 +7,14 @@ MIB = 1 << 20
 
 
 class NvmeTest(LogTest):
-    def log(self, verify_errors=0, leaks=0, rec=1):
+    def log(self, verify_errors=0, leaks=0, rec=1, t="rxe", written=16 * MIB):
         return self.write("c.log", (
-            fio_run("verify-rxe-mrkit", write_ios=9, read_ios=9, write_bytes=16 * MIB,
-                    read_bytes=16 * MIB, verify_errors=verify_errors)
-            + fio_run("readback-rxe-mrkit", read_ios=9, read_bytes=16 * MIB)
-            + fio_run("fault-rxe-portcycle-mrkit", write_ios=5)
-            + fio_run("fault-rxe-portcycle-mrkit-readback", read_ios=5)
-            + f"MRKIT-VM NVME fault rxe portcycle mrkit reconnects={rec} leaks={leaks} splats=0\n"
+            fio_run(f"verify-{t}-mrkit", write_ios=9, read_ios=9, write_bytes=written,
+                    read_bytes=written, verify_errors=verify_errors)
+            + fio_run(f"readback-{t}-mrkit", read_ios=9, read_bytes=written)
+            + fio_run(f"fault-{t}-portcycle-mrkit", write_ios=5)
+            + fio_run(f"fault-{t}-portcycle-mrkit-readback", read_ios=5)
+            + f"MRKIT-VM NVME fault {t} portcycle mrkit reconnects={rec} leaks={leaks} splats=0\n"
             + "MRKIT-VM NVME end splats=0\n"))
 
     def judge(self, log):
@@ -26,6 +26,14 @@ class NvmeTest(LogTest):
         self.assertEqual(rc, 0, out)
         self.assertIn(f"VERIFY nvme rxe mrkit bytes={16 * MIB} errors=0", out)
         self.assertIn("LOC nvme stock=300 mrkit=350", out)
+
+    def test_a_provider_named_with_a_hyphen_is_judged_too(self):
+        rc, out = self.judge(self.log(t="rxe-pi"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"VERIFY nvme rxe-pi mrkit bytes={16 * MIB} errors=0", out)
+        rc, out = self.judge(self.log(t="rxe-pi", written=MIB))
+        self.assertEqual(rc, 1)
+        self.assertIn("nvme-report: FAILED: VERIFY rxe-pi mrkit", out)
 
     def test_a_verify_error_fails(self):
         rc, out = self.judge(self.log(verify_errors=1))
