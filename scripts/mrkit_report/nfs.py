@@ -119,7 +119,8 @@ def main(argv=None):
             print(f"INV nfs {w[1]} mrkit remote={g.get('remote', 0)} "
                   f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}{vers}")
 
-    ts = sorted({m.group(1) for m in (re.match(r"ab-(\w+)-", k) for k in runs) if m})
+    metrics = "|".join(fio.AB_METRICS)
+    ts = sorted({m.group(1) for m in (re.match(rf"ab-(.+?)-(?:{metrics})-", k) for k in runs) if m})
     ab_bad = []
     for t in ts:
         for metric in fio.AB_METRICS:
