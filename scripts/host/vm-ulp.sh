@@ -52,6 +52,9 @@ ULP_CMDLINE=""
 ulp_report() { :; }
 # shellcheck source=/dev/null
 . "$hook"
+# make bench's A/B: 8 rounds, each driver loaded, connected and measured
+# anew (ulp_ab_alternate); twice the ULP's bound.
+[ "$mode" != bench ] || ULP_TIMEOUT=$((ULP_TIMEOUT * 2))
 
 start=$(date +%s)
 
