@@ -24,6 +24,11 @@ kobj=$cache/arm64-$ver
 (
 flock 9
 if [ ! -f "$kobj/.mrkit-prepared" ]; then
+	# The tree's Kconfig sources the mrkit drop-in: point it at this
+	# checkout, under the lock the UML builds take for it.
+	# shellcheck source=scripts/host/uml-lock.sh
+	. "$proj/scripts/host/uml-lock.sh"
+	uml_lock "$tree"
 	rm -rf "$kobj"
 	mkdir -p "$kobj"
 	make -s -C "$tree" O="$kobj" "${cross[@]}" defconfig >"$out/arm64-prep.log" 2>&1
@@ -33,6 +38,7 @@ if [ ! -f "$kobj/.mrkit-prepared" ]; then
 	make -s -C "$tree" O="$kobj" "${cross[@]}" -j"$(nproc)" modules_prepare \
 		>>"$out/arm64-prep.log" 2>&1 || { tail -n 30 "$out/arm64-prep.log"; exit 1; }
 	touch "$kobj/.mrkit-prepared"
+	uml_unlock
 fi
 ) 9>"$cache/arm64.lock"
 

@@ -317,7 +317,9 @@ def named_things(tree, docs):
                                if not c.startswith(("Documentation", "Kbuild", "Kconfig",
                                                     "Makefile", "README"))
                                else c for c in pat.split("/"))
-                if pat.startswith(DROPIN):
+                if pat == DROPIN.rstrip("/"):
+                    found = [PROJ]
+                elif pat.startswith(DROPIN):
                     found = glob.glob(os.path.join(PROJ, pat[len(DROPIN):]))
                 else:
                     found = glob.glob(os.path.join(PROJ, pat)) or glob.glob(os.path.join(tree, pat))
