@@ -67,10 +67,29 @@
 void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
 		   enum mrkit_dir dir, mrkit_io_done_t done)
 {
-	memset(io, 0, sizeof(*io));
+	/*
+	 * Field by field, not a memset: ULPs initialize an I/O per request,
+	 * and of its fields only the chain's cqe and fence are left, which
+	 * mrkit writes before it reads them.
+	 */
 	io->pool = pool;
+	io->mrs = NULL;
+	io->cache = NULL;
+	io->qp = NULL;
+	io->sgl = NULL;
+	io->sg_nents = 0;
+	io->nr_mrs = 0;
 	io->dir = dir;
+	io->state = MRKIT_IO_IDLE;
+	io->remote_inv_done = false;
+	io->post_failed = false;
+	io->map_flags = 0;
+	io->tag = 0;
+	io->access = 0;
+	io->nr_wrs = 0;
+	io->status = 0;
 	io->done = done;
+	io->waiter = NULL;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_init, MRKIT);
 
@@ -539,7 +558,8 @@ int mrkit_io_release(struct mrkit_io *io, u32 flags)
 	ret = mrkit_io_give_back(io, (flags & MRKIT_RELEASE_LAZY) &&
 				 !io->post_failed, MRKIT_GIVE_PUT);
 	if (!ret) {
-		mrkit_io_drop_cache(io);
+		if (unlikely(io->cache))
+			mrkit_io_drop_cache(io);
 		io->state = MRKIT_IO_IDLE;
 	}
 	return ret;

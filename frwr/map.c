@@ -43,13 +43,63 @@
 #include "frwr/io.h"
 #include <trace/events/mrkit.h>
 
-/* Step to the next entry of a (possibly chained) list, inline. */
+/* A chain link: out of line, so that the step below stays a branch. */
+static noinline struct scatterlist *mrkit_sg_chained(struct scatterlist *sg)
+{
+	return sg_chain_ptr(sg);
+}
+
+/*
+ * Step to the next entry of a (possibly chained) list, inline.  The next
+ * entry is the adjacent one unless it is a chain link (rare: one per
+ * table of entries), a predicted branch rather than a conditional move,
+ * so that reading the next entry never waits for this check's load.
+ */
 static __always_inline struct scatterlist *mrkit_sg_step(struct scatterlist *sg)
 {
 	if (sg_is_last(sg))
 		return NULL;
 	sg++;
-	return unlikely(sg_is_chain(sg)) ? sg_chain_ptr(sg) : sg;
+	if (unlikely(sg_is_chain(sg)))
+		return mrkit_sg_chained(sg);
+	return sg;
+}
+
+/*
+ * The common case of mrkit_chunk(), in a tighter loop: entries of whole,
+ * aligned pages (a page list, a block request's segments) from the start
+ * of an entry.  Each is a page run of its own whatever its neighbours, and
+ * while the page limit holds so does the 32-bit length (checked once), so
+ * only the page count is kept.  Returns the entries taken; *@sp is the
+ * first entry not taken, and the general loop takes over there with the
+ * same state and decides everything else.
+ */
+static __always_inline int
+mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
+			int left, u32 max, unsigned int shift, u32 *pages,
+			u64 *bytes, u64 *prev_end)
+{
+	const u64 mask = (1ULL << shift) - 1;
+	struct scatterlist *s = *sp;
+	int i = 0;
+
+	if (((u64)max << shift) > U32_MAX)
+		return 0;
+	while (i < left && s) {
+		u64 a = sg_dma_address(s), len = sg_dma_len(s);
+		u32 add = len >> shift;
+
+		if (unlikely(!len || ((a | len) & mask) || *pages + add > max))
+			break;
+		*pages += add;
+		*bytes += len;
+		*prev_end = a + len;
+		*prevp = s;
+		s = mrkit_sg_step(s);
+		i++;
+	}
+	*sp = s;
+	return i;
 }
 
 /**
@@ -88,13 +138,16 @@ mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
 	u64 prev_end = 0, bytes = 0;
 	unsigned int skip = off;
 	u32 pages = 0;
-	int i;
+	int i = 0;
 
 	c->sg = sg;
 	c->off = off;
 	c->last_len = 0;
 	c->end = MRKIT_CHUNK_ALL;
-	for (i = 0; i < left; i++, skip = 0, prev = s, s = mrkit_sg_step(s)) {
+	if (!off && !gaps_ok)	/* the common case first */
+		i = mrkit_chunk_whole_pages(&s, &prev, left, max, shift, &pages,
+					    &bytes, &prev_end);
+	for (; i < left; i++, skip = 0, prev = s, s = mrkit_sg_step(s)) {
 		u64 a, len, e, base, fit_end;
 		u32 add;
 

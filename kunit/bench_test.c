@@ -19,7 +19,8 @@
  * entries, as page-aligned discontiguous entries and with an unaligned
  * head and tail, on the fake device: mrkit_io_map + release against a bare
  * ib_map_mr_sg() of the same list (bench_w2_run(), also run on rxe and
- * siw by bench_rdma.c).
+ * siw by bench_rdma.c); and where its fixed cost goes, stage by stage
+ * (w2_stages()).
  * Memory: slab growth for n pools of depth 128 (n = bench_pools, 1000 in
  * make bench) less that of n ib_mr_pool lists of the same MRs, per
  * descriptor: everything mrkit adds to an MR, counted by the allocator
@@ -301,6 +302,95 @@ static u64 w2_burst(void *ctx, unsigned int impl, unsigned int iters)
 	return ktime_get_ns() - t0;
 }
 
+/*
+ * Where W2's fixed cost goes, on the fake device: a chain of
+ * implementations, each one the previous plus one stage of mrkit's map and
+ * release, so that each pair's extra ns is that stage's cost, measured.
+ */
+enum w2_stage {
+	W2S_BARE,	/* ib_map_mr_sg() of a private MR */
+	W2S_INIT,	/* + mrkit_io_init() */
+	W2S_POOL,	/* + a descriptor's get and put, its MR mapped instead */
+	W2S_CHUNK,	/* + the walk over the list (mrkit_chunk()) */
+	W2S_FULL,	/* mrkit_io_map() and mrkit_io_release() */
+	W2S_NR
+};
+
+static const char * const w2s_names[W2S_NR] = {
+	"bare", "init", "pool", "chunk", "full",
+};
+
+static u64 w2s_burst(void *ctx, unsigned int impl, unsigned int iters)
+{
+	struct w2 *w = ctx;
+	struct ib_mr *ibmr = w->mr;
+	struct mrkit_mr *mr = NULL;
+	struct mrkit_chunk c;
+	struct mrkit_io io;
+	unsigned int i;
+	u64 t0 = ktime_get_ns();
+	int n;
+
+	for (i = 0; i < iters; i++) {
+		if (impl == W2S_FULL) {
+			mrkit_io_init(&io, w->pool, MRKIT_PEER_WRITES, NULL);
+			n = mrkit_io_map(&io, w->sg, w->nents, 0);
+			mrkit_io_release(&io, 0);
+			w->bad += n <= 0;
+			continue;
+		}
+		if (impl >= W2S_INIT)
+			mrkit_io_init(&io, w->pool, MRKIT_PEER_WRITES, NULL);
+		if (impl >= W2S_POOL) {
+			mr = mrkit_mr_get(w->pool);
+			if (IS_ERR(mr)) {
+				w->bad++;
+				continue;
+			}
+			ibmr = mr->ibmr;
+		}
+		if (impl >= W2S_CHUNK)
+			w->bad += mrkit_chunk(w->sg, 0, w->nents,
+					      w->pool->pages_per_mr, PAGE_SHIFT,
+					      false, 0, &c) != 0;
+		n = ib_map_mr_sg(ibmr, w->sg, w->nents, NULL, PAGE_SIZE);
+		if (mr)
+			mrkit_mr_put(mr);
+		w->bad += n <= 0;
+	}
+	return ktime_get_ns() - t0;
+}
+
+/*
+ * W2STAGE lines: "W2STAGE <dev>_pages <n> <stage> <previous stage>" for
+ * lists of 1, 16 and 256 page entries; the host's report says where W2's
+ * cost over a bare map goes from them.
+ */
+static void w2_stages(struct kunit *test, struct w2 *w, const char *devname)
+{
+	static const unsigned int pages[] = { 1, 16, 256 };
+	unsigned int p, s;
+	char cfg[48];
+
+	snprintf(cfg, sizeof(cfg), "%s_pages", devname);
+	for (p = 0; p < ARRAY_SIZE(pages); p++) {
+		w->nents = w2_sg(w->sg, W2_PAGES, pages[p]);
+		for (s = W2S_INIT; s < W2S_NR; s++) {
+			struct bench_run r = {
+				.impl = { s, s - 1 }, .nimpl = 2,
+			};
+
+			if (bench_plan(test, &r)) {
+				w->bad++;
+				return;
+			}
+			bench_rounds(&r, w2s_burst, w);
+			bench_print(test, &r, "W2STAGE", cfg, pages[p],
+				    w2s_names[s], w2s_names[s - 1]);
+		}
+	}
+}
+
 /**
  * bench_w2_run - W2 on one device
  * @test: the running test
@@ -342,6 +432,7 @@ void bench_w2_run(struct kunit *test, const char *devname, struct ib_pd *pd)
 				    "ib_map_mr_sg");
 		}
 	}
+	w2_stages(test, &w, devname);
 	ib_dereg_mr(w.mr);
 	KUNIT_EXPECT_EQ(test, w.bad, 0UL);	/* every mapping mapped */
 	KUNIT_EXPECT_EQ(test, in_use(w.pool), 0U);

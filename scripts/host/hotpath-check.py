@@ -36,7 +36,7 @@ COLD = {
     "mrkit_trace_chain", "mrkit_bogus_inv", "mrkit_io_post_inv",
     "mrkit_mr_check_pi", "mrkit_pi_decode", "mrkit_mr_state_name",
     "mrkit_wr_posted", "mrkit_caller_bad", "mrkit_io_notify", "mrkit_mr_give",
-    "mrkit_io_check_pi_all",
+    "mrkit_io_check_pi_all", "mrkit_sg_chained",
 }
 
 

@@ -103,7 +103,23 @@ def find(figs, w, variant, pages, impl):
     return None
 
 
-def costs(goal, limit, bad, figs, mem):
+def stage_line(f):
+    """One stage of W2's map and release: its cost, from the pair (stage, previous)."""
+    return (f"STAGE W2 {f['variant']} pages={f['pages']} {f['impl']} over={f['baseline']} "
+            f"extra_ns={f['extra_ns']:.1f} ratio={f['ratio']:.3f} lo={f['lo']:.3f} hi={f['hi']:.3f}")
+
+
+def stage_split(stages, dev, pages):
+    """W2's cost over a bare map on one device, stage by stage, or None."""
+    sel = [f for f in stages if f["variant"] == f"{dev}_pages" and f["pages"] == pages]
+    if not sel:
+        return None
+    parts = ", ".join(f"{f['impl']} {f['extra_ns']:.1f}" for f in sel)
+    tot = sum(f["extra_ns"] for f in sel)
+    return f"{tot:.1f} ns over a bare map on {dev} at {pages} page(s), by stage (ns): {parts}"
+
+
+def costs(goal, limit, bad, figs, mem, stages=()):
     """What is left of one unmet goal: lines from this run's figures."""
     out = []
     worst = max(bad, key=lambda f: f["ratio"])
@@ -136,6 +152,12 @@ def costs(goal, limit, bad, figs, mem):
                 per = (worst["extra_ns"] - one["extra_ns"]) / (worst["pages"] - 1)
                 line += f", {per:.2f} ns per further entry ({worst['pages']} pages)"
             out.append(line)
+        for pages in (1, worst["pages"]) if worst["pages"] > 1 else (1,):
+            split = stage_split(stages, dev, pages)
+            if split:
+                out.append(f"COST {goal}: {split} (W2STAGE: init = mrkit_io_init, pool = a descriptor's "
+                           f"get and put with its MR mapped instead, chunk = the walk, full = the rest of "
+                           f"mrkit_io_map and mrkit_io_release)")
     return out
 
 
@@ -161,8 +183,14 @@ def parse(args):
                   "lo/hi = 95% bootstrap interval, extra_ns = median per-pair difference per operation",
         "figures": figs,
     }
+    stages = [f for f in figs if f["w"] == "W2STAGE"]
+    figs = [f for f in figs if f["w"] != "W2STAGE"]
+    res["figures"] = figs
+    res["stages"] = stages
     for f in figs:
         print(stats.parity_line(f["w"], f["variant"], f["pages"], f["impl"], f))
+    for f in stages:
+        print(stage_line(f))
     mem = last(r"BENCH MEMORY per_desc=(-?\d+) depth=(\d+) pools=(\d+) per_descriptor_part=(-?\d+) "
                r"per_pool_part=(-?\d+)", uml)
     if mem:
@@ -185,7 +213,7 @@ def parse(args):
         goals.append({"goal": name, "limit": limit, "result": "not met" if bad else "met",
                       "worst_hi": worst["hi"], "figures": len(sel)})
         if bad:
-            cost += costs(name, limit, bad, figs, mem)
+            cost += costs(name, limit, bad, figs, mem, stages)
     if mem:
         ok = mem["per_desc"] <= 128
         goals.append({"goal": "memory per descriptor beyond the provider's MR", "limit": 128,

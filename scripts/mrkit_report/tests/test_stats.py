@@ -8,7 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
-from mrkit_report import stats  # noqa: E402
+from mrkit_report import bench, stats  # noqa: E402
 
 
 class MedianQuantile(unittest.TestCase):
@@ -144,6 +144,34 @@ class Parse(unittest.TestCase):
         self.assertEqual(stats.parity_line("W3", "local_inv", 1, "mrkit_fence", f),
                          "PARITY W3 local_inv pages=1 mrkit_fence ratio=1.235 "
                          "lo=1.200 hi=1.260 extra_ns=12.3")
+
+
+class Stages(unittest.TestCase):
+    """W2's stage figures: their own lines, and the W2 cost split by them."""
+
+    LOG = [f"PAIR W2STAGE rxe_pages 1 {s} {b} 100 {100 * t} {100 * u}"
+           for s, b, t, u in (("init", "bare", 30, 25), ("pool", "init", 45, 30),
+                              ("chunk", "pool", 55, 45), ("full", "chunk", 80, 55))
+           for _ in range(12)] + [
+        f"PAIR W2 rxe_page_entries 1 mrkit_fence ib_map_mr_sg 100 {100 * 80} {100 * 25}"
+        for _ in range(12)]
+
+    def test_stage_line(self):
+        figs = bench.figures(self.LOG)
+        st = [f for f in figs if f["w"] == "W2STAGE"]
+        self.assertEqual([f["impl"] for f in st], ["init", "pool", "chunk", "full"])
+        self.assertEqual(bench.stage_line(st[0]),
+                         "STAGE W2 rxe_pages pages=1 init over=bare extra_ns=5.0 "
+                         "ratio=1.200 lo=1.200 hi=1.200")
+
+    def test_cost_split(self):
+        figs = bench.figures(self.LOG)
+        st = [f for f in figs if f["w"] == "W2STAGE"]
+        w2 = [f for f in figs if f["w"] == "W2"]
+        lines = bench.costs("W2 goal", 1.05, w2, w2, None, st)
+        self.assertTrue(any("55.0 ns over a bare map on rxe at 1 page(s), by stage (ns): "
+                            "init 5.0, pool 15.0, chunk 10.0, full 25.0" in x for x in lines), lines)
+        self.assertIsNone(bench.stage_split(st, "siw", 1))
 
 
 if __name__ == "__main__":
