@@ -391,6 +391,10 @@ static __always_inline int mrkit_mr_own(struct mrkit_mr *mr,
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);
 int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race);
 int mrkit_pool_destroy_timeout(struct mrkit_pool *pool, unsigned long timeout);
+/* A visit to one descriptor (mrkit_pool_visit_held()). */
+typedef void (*mrkit_mr_visit_t)(struct mrkit_mr *mr, void *ctx);
+void mrkit_pool_visit_held(struct mrkit_pool *pool, mrkit_mr_visit_t fn,
+			   void *ctx);
 
 /**
  * mrkit_mr_unkeep - take a kept descriptor back for a new use

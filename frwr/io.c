@@ -566,6 +566,74 @@ int mrkit_io_release(struct mrkit_io *io, u32 flags)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_release, MRKIT);
 
+/*
+ * A descriptor its I/O still holds at teardown: release the I/O lazily,
+ * or, where that is refused (its post failed: a key may be live at the
+ * device), retire its live registrations - after the drain no WR can
+ * reference them, and deregistration kills their keys.
+ */
+static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
+{
+	struct mrkit_io *io = READ_ONCE(mr->io);
+	unsigned int *released = ctx;
+	struct mrkit_mr *m;
+
+	if (!io || !io->mrs)
+		return;
+	/* Pairs with the release in mrkit_io_notify(). */
+	if (smp_load_acquire(&io->state) == MRKIT_IO_READING) {
+		mrkit_pool_err(io->pool,
+			       "release of held descriptors: an RDMA READ chain is in flight; drain the QP first\n");
+		return;
+	}
+	(*released)++;
+	if (mrkit_io_release(io, MRKIT_RELEASE_LAZY) != -EBUSY)
+		return;
+	for (m = io->mrs; m; m = m->io_next) {
+		if (mrkit_mr_state(m) != MRKIT_MR_REGISTERED || !m->dev_valid)
+			continue;
+		m->orphan = false;	/* the QP is drained */
+		mrkit_mr_mark_stale(m);
+	}
+	mrkit_io_unmap(io);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	if (unlikely(io->cache))
+		mrkit_io_drop_cache(io);
+	io->state = MRKIT_IO_IDLE;
+}
+
+/**
+ * mrkit_pool_release_held - give back what abandoned I/Os still hold
+ * @pool: a pool whose QP is drained (mrkit_pool_qp_drained() called)
+ *
+ * For a ULP tearing down a connection whose error handling can end a
+ * request without giving its registrations back (a SCSI abort that failed,
+ * a command the error handler ended): instead of keeping a list of such
+ * requests, it calls this between the drain and mrkit_pool_destroy().
+ * Every I/O still holding descriptors of @pool is released as by
+ * mrkit_io_release() with %MRKIT_RELEASE_LAZY: its keys stay valid until
+ * mrkit_pool_destroy() deregisters the MRs.  Where that is refused (the
+ * I/O's post failed, so a key may be live at the device) its live
+ * registrations are retired instead, their MRs deregistered and replaced.
+ * A DMA mapping mrkit made is undone, the I/Os are idle afterwards, and
+ * their done() does not run.  Descriptors taken with mrkit_mr_get() and
+ * those idle I/Os keep (%MRKIT_POOL_IO_CACHE) are left to
+ * mrkit_pool_destroy().
+ *
+ * Context: process context, after the pool's QPs are drained or
+ *	destroyed; no call on the pool's I/Os may run concurrently, and
+ *	every I/O that holds descriptors must still exist.
+ * Return: the number of I/Os released (0 when none held anything).
+ */
+unsigned int mrkit_pool_release_held(struct mrkit_pool *pool)
+{
+	unsigned int released = 0;
+
+	mrkit_pool_visit_held(pool, mrkit_io_abandon, &released);
+	return released;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
+
 /**
  * mrkit_io_complete - finish an I/O under its pool's fence policy
  * @io: the I/O (posted, possibly remotely invalidated)

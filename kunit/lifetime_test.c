@@ -8,6 +8,9 @@
  *    every MR is deregistered: an I/O still holding descriptors is
  *    released by another context while destroy waits, an I/O waiting in
  *    its fence gets its done(), and nothing of the pool is left;
+ *  - mrkit_pool_release_held() gives back, after the drain, what I/Os an
+ *    error path abandoned hold (mapped, posted, a failed post), keeping
+ *    lazy keys until destroy and retiring keys a failed post left live;
  *  - mrkit_pool_wait() sleepers across a destroy: woken with -ENODEV,
  *    and the pool is not freed under them (with and without descriptors
  *    outstanding);
@@ -116,6 +119,67 @@ static void lifetime_destroy_waits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l->ret, 0);
 	KUNIT_EXPECT_EQ(test, fenced.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, fenced.rec.status, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mrkit_live_objects), objs);
+}
+
+/*
+ * Teardown with I/Os an error path abandoned: one mapped, one posted (its
+ * key live at the device, the posting context gone), one whose post failed
+ * after its first REG_MR, one never mapped.  After the drain,
+ * mrkit_pool_release_held() gives back what they hold: the posted one's
+ * key stays valid until destroy deregisters its MR, the failed post's
+ * posted key dies at once (retired), every I/O is idle and maps again,
+ * done() never runs, and destroy does not wait.
+ */
+static void lifetime_release_held_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	int objs = atomic_read(&mrkit_live_objects);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_SIGNALED };
+	struct test_io t[4];
+	struct mrkit_seg posted[2], failed[2];
+	struct mrkit_pool *pool;
+	unsigned int i;
+
+	pool = plain_pool(test, fdev, 8);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		tio_init(&t[i], pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t[0].io, test_dma_sg(test, 0x100000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t[1].io, test_dma_sg(test, 0x200000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t[1].io, posted, 2), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t[1].io, fdev->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t[2].io, test_dma_sg(test, 0x300000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t[2].io, failed, 2), 2);
+	fdev->post_fail_wr = 1;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t[2].io, fdev->qp, &send, NULL), -ENOMEM);
+	KUNIT_ASSERT_TRUE(test, fake_mr_alive(fdev, failed[0].key));
+	KUNIT_ASSERT_EQ(test, in_use(pool), 6U);
+
+	mrkit_pool_qp_drained(pool);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_release_held(pool), 3U);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_release_held(pool), 0U);
+	KUNIT_EXPECT_TRUE(test, fake_mr_alive(fdev, posted[0].key));
+	KUNIT_EXPECT_TRUE(test, fake_mr_alive(fdev, posted[1].key));
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, failed[0].key));
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		KUNIT_EXPECT_EQ(test, mrkit_io_nr_mrs(&t[i].io), 0U);
+		KUNIT_EXPECT_EQ(test, mrkit_io_map(&t[i].io,
+						   test_dma_sg(test, 0x400000, P), 1, 0), 1);
+		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t[i].io, 0), 0);
+		KUNIT_EXPECT_EQ(test, t[i].rec.calls, 0);
+	}
+	KUNIT_EXPECT_EQ(test, mrkit_pool_destroy_timeout(pool, HZ), 0);
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, posted[0].key));
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, posted[1].key));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&mrkit_live_objects), objs);
 }
@@ -306,6 +370,7 @@ static void lifetime_unmap_after_fence_test(struct kunit *test)
 
 static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(lifetime_destroy_waits_test),
+	KUNIT_CASE(lifetime_release_held_test),
 	KUNIT_CASE(lifetime_wait_destroy_test),
 	KUNIT_CASE(lifetime_done_before_alloc_test),
 	KUNIT_CASE(lifetime_unmap_after_fence_test),

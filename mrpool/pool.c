@@ -1133,6 +1133,36 @@ void mrkit_pool_qp_drained(struct mrkit_pool *pool)
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_qp_drained, MRKIT);
 
 /**
+ * mrkit_pool_visit_held - visit the descriptors their owners hold
+ * @pool: the pool
+ * @fn: called for each descriptor in an owner's state (RESERVED to
+ *	STALE); it may give the descriptor back
+ * @ctx: @fn's argument
+ *
+ * Under @grow_lock: no growth or replacement runs meanwhile.
+ *
+ * Context: process context.
+ */
+void mrkit_pool_visit_held(struct mrkit_pool *pool, mrkit_mr_visit_t fn,
+			   void *ctx)
+{
+	u32 i;
+
+	mutex_lock(&pool->grow_lock);
+	for (i = 0; i < pool->nr_alloc; i++) {
+		struct mrkit_mr *mr = pool->descs[i];
+		int st;
+
+		if (!mr)
+			continue;
+		st = atomic_read(&mr->state);
+		if (st >= MRKIT_MR_RESERVED && st <= MRKIT_MR_STALE)
+			fn(mr, ctx);
+	}
+	mutex_unlock(&pool->grow_lock);
+}
+
+/**
  * mrkit_mr_refused - report a refused descriptor transition
  * @mr: the descriptor
  * @from: the state the caller believed it was in

@@ -438,6 +438,7 @@ struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey);
 bool mrkit_remote_inv_supported(const struct ib_device *dev);
 void mrkit_pool_set_remote_inv(struct mrkit_pool *pool, bool negotiated);
 void mrkit_pool_qp_drained(struct mrkit_pool *pool);
+unsigned int mrkit_pool_release_held(struct mrkit_pool *pool);
 
 /**
  * mrkit_io_nr_mrs - descriptors an I/O holds
