@@ -648,7 +648,17 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 	}
 	io->nr_wrs = count;
 	if (!count) {
-		mrkit_io_finish(io, 0, MRKIT_FIN_DRAINED);
+		/*
+		 * Nothing live: every registration was invalidated by the
+		 * peer or never posted.  A successful remote invalidation of
+		 * a key means its REG_MR, and every WR before it on the send
+		 * queue, executed without error, so no completion can come
+		 * for those descriptors: they settle as after a successful
+		 * chain (and stay with the I/O in a caching pool).  A WR
+		 * parked after a failed post left its descriptor STALE,
+		 * which the fence handles whatever this says.
+		 */
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
 		return 0;
 	}
 	io->qp = qp;

@@ -521,6 +521,17 @@ static void w3_count(struct kunit *test, struct w3 *b, unsigned int pages)
 		KUNIT_EXPECT_GE(test, rmw[W3_CACHED], 1UL * n);
 		KUNIT_EXPECT_LE(test, rmw[W3_CACHED], 1UL * n + 1);
 	}
+	/*
+	 * The peer invalidated the key: the REG_MR and every WR before it
+	 * executed, so the put or keep after mrkit_io_complete() is a plain
+	 * store.  With the fence: pop; REGISTERED -> RESERVED; push: 3.
+	 * Kept by its I/O: only REGISTERED -> RESERVED: 1.
+	 */
+	if (BENCH_RMW_COUNTED && (b->variant & W3V_REMOTE_INV)) {
+		KUNIT_EXPECT_EQ(test, rmw[W3_FENCE], 3UL * n);
+		KUNIT_EXPECT_GE(test, rmw[W3_CACHED], 1UL * n);
+		KUNIT_EXPECT_LE(test, rmw[W3_CACHED], 1UL * n + 1);
+	}
 }
 
 static void bench_w3_test(struct kunit *test)

@@ -8,6 +8,7 @@
  *    is in use, and mrkit_io_release() on the idle I/O gives it back;
  *  - a map that needs fewer descriptors than the I/O kept gives the rest
  *    back; one that needs more takes them from the pool;
+ *  - an I/O whose keys the peer invalidated keeps its descriptors too;
  *  - a flushed REG_MR or LOCAL_INV of a kept descriptor retires it: done()
  *    runs after its MR is deregistered, and the next map gets a fresh
  *    descriptor; a failed chain, a PI error and a fenced finish keep
@@ -98,6 +99,73 @@ static void cache_reuse_test(struct kunit *test)
 	/* The idle I/O gives back what it kept. */
 	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
+ * The peer invalidated the I/O's only key (SEND_WITH_INV, as nvme's
+ * target does): mrkit_io_complete() posts nothing and done() runs at once,
+ * and the I/O keeps its descriptor as after a completed chain - the next
+ * use registers the same MR with a new key, without a pool round trip.
+ * One key of two invalidated by the peer: the other's LOCAL_INV, then both
+ * kept.
+ */
+static void cache_remote_inv_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = cache_pool(test, fdev->pd, 4, 0);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool_stats st;
+	struct mrkit_seg seg[2];
+	unsigned int base, gets;
+	struct ib_mr *mr0;
+	struct test_io t;
+	int use;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	mr0 = cycle(test, fdev, &t, 4, 1);
+	mrkit_pool_get_stats(pool, &st);
+	gets = st.allocated - st.in_use;
+	for (use = 0; use < 3; use++) {
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 4 * P),
+						   1, 0), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, seg, 1), 1);
+		base = fdev->nr_recs;
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+		KUNIT_EXPECT_PTR_EQ(test, fdev->recs[base].mr, mr0);
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		KUNIT_EXPECT_TRUE(test, fake_peer_invalidate(fdev, seg[0].key));
+		KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, seg[0].key), 0);
+		base = fdev->nr_recs;
+		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);	/* nothing posted */
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 2 + use);
+		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
+	}
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.allocated - st.in_use, gets);
+	KUNIT_EXPECT_EQ(test, st.remote_inv, 3ULL);
+
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, seg, 2), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_TRUE(test, fake_peer_invalidate(fdev, seg[1].key));
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, seg[1].key), 0);
+	base = fdev->nr_recs;
+	KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 1U);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 5);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 2U);
+	/* Neither key is valid at the device any more. */
+	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, seg[0].key));
+	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, seg[1].key));
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
@@ -228,6 +296,7 @@ static void cache_destroy_test(struct kunit *test)
 
 static struct kunit_case cache_cases[] = {
 	KUNIT_CASE(cache_reuse_test),
+	KUNIT_CASE(cache_remote_inv_test),
 	KUNIT_CASE(cache_flush_test),
 	KUNIT_CASE(cache_lazy_test),
 	KUNIT_CASE(cache_destroy_test),

@@ -515,6 +515,22 @@ static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 	return err;
 }
 
+/*
+ * A peer's SEND_WITH_INV naming @key, as the device executes it: the
+ * valid registration under @key is invalid afterwards.  False if there
+ * was none (the receive would complete with an error).
+ */
+bool fake_peer_invalidate(struct fake_dev *fdev, u32 key)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&fdev->lock, flags);
+	done = fake_invalidate(fdev, key);
+	spin_unlock_irqrestore(&fdev->lock, flags);
+	return done;
+}
+
 /**
  * fake_mr_alive - is an MR still registered with the fake device?
  * @fdev: the fake device

@@ -109,6 +109,7 @@ int fake_pi_transfer(struct ib_mr *mr, bool to_wire, void *wire_data,
 unsigned int fake_count(struct fake_dev *fdev, unsigned int from,
 			enum ib_wr_opcode op);
 bool fake_mr_alive(struct fake_dev *fdev, u32 key);
+bool fake_peer_invalidate(struct fake_dev *fdev, u32 key);
 static inline struct fake_mr *to_fake_mr(struct ib_mr *mr)
 {
 	return container_of(mr, struct fake_mr, ibmr);

@@ -30,10 +30,10 @@ struct mrkit_mr;
  *	leaves rkeys valid until the descriptor's next registration (the
  *	iSER / rdma_rw scheme).  Without it (the default) an I/O completes
  *	only once every rkey it exposed is invalid.
- * @MRKIT_POOL_IO_CACHE: an I/O whose chain completed successfully keeps
- *	its descriptors for its next map instead of giving them back (the
- *	xprtrdma per-request model): no pool round trip per I/O.  They
- *	count as in use; mrkit_io_release() on the idle I/O gives them back,
+ * @MRKIT_POOL_IO_CACHE: an I/O whose chain completed successfully (or
+ *	whose keys the peer invalidated) keeps its descriptors for its next
+ *	map instead of giving them back (the xprtrdma per-request model):
+ *	no pool round trip per I/O.  They count as in use; mrkit_io_release() on the idle I/O gives them back,
  *	and mrkit_pool_destroy() takes back those of idle I/Os.  A retired
  *	descriptor is never kept.
  */
