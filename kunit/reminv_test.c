@@ -12,7 +12,9 @@
  * mrkit_reminv_rdma: on rxe and siw, the peer RDMA-WRITEs then answers
  * with SEND_WITH_INV: the match is reported, no LOCAL_INV is posted for
  * it and its rkey is dead; three MRs with one remote invalidation all end
- * dead; a bogus (another I/O's) rkey is refused and the I/O's own rkey
+ * dead; in a caching pool the I/O keeps its descriptor across remotely
+ * invalidated uses, each key dead, the bytes compared; a bogus (another
+ * I/O's) rkey is refused and the I/O's own rkey
  * still dies; and 100 times in a row a peer write right after the I/O's
  * completion is refused.
  */
@@ -455,16 +457,12 @@ struct ri_io {
 	int n;
 };
 
-static void ri_post(struct kunit *test, struct mrk_pair *pair,
-		    struct mrkit_pool *pool, struct ri_io *r, u32 pages)
+/* Map @r's buffer again and post its REG_MRs behind an empty SEND. */
+static void ri_use(struct kunit *test, struct mrk_pair *pair, struct ri_io *r)
 {
 	struct ib_send_wr send = {};
 	struct mrk_wait sent, recv;
 
-	r->buf = kunit_kzalloc(test, pages * P, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r->buf);
-	sg_init_one(&r->sg, r->buf, pages * P);
-	tio_init(&r->t, pool, MRKIT_PEER_WRITES);
 	r->n = mrkit_io_map(&r->t.io, &r->sg, 1, MRKIT_MAP_DMA);
 	KUNIT_ASSERT_GT(test, r->n, 0);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&r->t.io, r->segs, 4), r->n);
@@ -478,6 +476,16 @@ static void ri_post(struct kunit *test, struct mrk_pair *pair,
 	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
 	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+}
+
+static void ri_post(struct kunit *test, struct mrk_pair *pair,
+		    struct mrkit_pool *pool, struct ri_io *r, u32 pages)
+{
+	r->buf = kunit_kzalloc(test, pages * P, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->buf);
+	sg_init_one(&r->sg, r->buf, pages * P);
+	tio_init(&r->t, pool, MRKIT_PEER_WRITES);
+	ri_use(test, pair, r);
 }
 
 /* The peer writes a pattern into segment @s, then sends with invalidate. */
@@ -572,6 +580,64 @@ static void reminv_rdma_three_test(struct kunit *test)
 	}
 }
 
+/*
+ * A caching pool (MRKIT_POOL_IO_CACHE): the peer writes each use's data
+ * and invalidates its key with SEND_WITH_INV; done() runs at once, the
+ * I/O keeps its descriptor, and the next use registers the same MR under
+ * a new key.  Each key is proven dead by a peer access from a connection
+ * of its own; the bytes are compared.
+ */
+static void reminv_rdma_cached_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool_attr attr = {
+		.name = "cached", .depth = 2, .flags = MRKIT_POOL_IO_CACHE,
+		.node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, pair->local.pd, &attr);
+	u64 rdma = ri_recv_buf(test, pair);
+	struct mrk_wait lrecv;
+	struct ri_io r;
+	u32 key[2], i;
+	int use;
+
+	for (use = 0; use < 2; use++) {
+		if (use) {
+			memset(r.buf, 0, 4 * P);
+			ri_use(test, pair, &r);
+		} else {
+			ri_post(test, pair, pool, &r, 4);
+		}
+		KUNIT_ASSERT_EQ(test, r.n, 1);
+		key[use] = r.segs[0].key;
+		ri_write_and_send_inv(test, pair, &r, 0, key[use], &lrecv, rdma);
+		KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&r.t.io, key[use]), 0);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
+		KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&r.t.io), 0U);
+		KUNIT_EXPECT_EQ(test, r.t.rec.calls, use + 1);
+		KUNIT_EXPECT_EQ(test, r.t.rec.status, 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 1U);	/* kept */
+		for (i = 0; i < r.segs[0].length; i++)
+			if (r.buf[i] != 0xc0)
+				break;
+		KUNIT_EXPECT_EQ(test, i, r.segs[0].length);
+	}
+	/* The same MR (its index), a new key. */
+	KUNIT_EXPECT_EQ(test, key[0] >> 8, key[1] >> 8);
+	KUNIT_EXPECT_NE(test, key[0], key[1]);
+	for (use = 0; use < 2; use++) {
+		struct mrk_pair *probe = mrk_pair_create_pd(test, kind,
+							    pair->local.pd);
+
+		KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(probe, r.segs[0].addr,
+							   key[use], r.buf, 64), 0);
+		mrk_pair_destroy(probe);
+	}
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&r.t.io, 0), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
 static void reminv_rdma_bogus_test(struct kunit *test)
 {
 	enum mrk_kind kind = mrk_param_kind(test);
@@ -648,6 +714,7 @@ static void reminv_rdma_fence_test(struct kunit *test)
 static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_match_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_three_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_cached_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_bogus_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_fence_test, mrk_kind_gen_params),
 	{}
