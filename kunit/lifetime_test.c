@@ -19,7 +19,9 @@
  *    after the deregistration of every retired MR (for parked ones, after
  *    mrkit_pool_qp_drained()) and before done().
  *
- * mrkit_lifetime_rdma, on rxe and siw: a device of its own is removed
+ * mrkit_lifetime_rdma, on rxe and siw: an abandoned I/O's key stays valid
+ * after mrkit_pool_release_held() until destroy, and dies with it; a
+ * device of its own is removed
  * ("rdma link delete") while a pool's descriptors are still held by an
  * I/O; the ULP's remove callback destroys the pool, whose descriptors
  * another context gives back, and then deallocates its PD.
@@ -461,8 +463,74 @@ static void lifetime_rdma_removal_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rp->l.ret, 0);
 }
 
+/*
+ * An I/O posted and abandoned on rxe and siw: its REG_MR executed, the
+ * connection is drained, and mrkit_pool_release_held() gives the
+ * descriptor back with its key still valid - a peer on another connection
+ * of the same PD writes through it, bytes compared - until
+ * mrkit_pool_destroy() deregisters the MR: then that peer's access fails.
+ */
+static void lifetime_rdma_release_held_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool_attr attr = {
+		.name = "held", .depth = 4, .node = NUMA_NO_NODE,
+	};
+	struct ib_send_wr send = { .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_SIGNALED };
+	struct mrk_wait sent, recv, w;
+	struct mrkit_pool *pool;
+	struct mrk_pair *probe;
+	struct scatterlist sg;
+	struct mrkit_seg seg;
+	struct test_io t;
+	u8 *buf;
+	u32 i;
+
+	buf = kunit_kzalloc(test, 4 * P, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	pool = mrkit_pool_create(pair->local.pd, &attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	sg_init_one(&sg, buf, 4 * P);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, &sg, 1, MRKIT_MAP_DMA), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg, 1), 1);
+	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, SZ_512K, 64, &recv), 0);
+	mrk_wait_init(&sent);
+	send.wr_cqe = &sent.cqe;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
+	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+
+	/* The ULP abandons the I/O; its connection is drained. */
+	ib_drain_qp(pair->local.qp);
+	mrkit_pool_qp_drained(pool);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_release_held(pool), 1U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, mrkit_io_nr_mrs(&t.io), 0U);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+
+	probe = mrk_pair_create_pd(test, kind, pair->local.pd);
+	memset(probe->pbuf, 0x5a, 64);
+	KUNIT_EXPECT_EQ(test, mrk_peer_rdma(probe, IB_WR_RDMA_WRITE, 0, 64,
+					    seg.addr, seg.key, &w), 0);
+	KUNIT_EXPECT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	for (i = 0; i < 64; i++)
+		if (buf[i] != 0x5a)
+			break;
+	KUNIT_EXPECT_EQ(test, i, 64U);
+
+	KUNIT_EXPECT_EQ(test, mrkit_pool_destroy_timeout(pool, 10 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(probe, seg.addr, seg.key,
+						   buf, 64), 0);
+	mrk_pair_destroy(probe);
+}
+
 static struct kunit_case lifetime_rdma_cases[] = {
 	KUNIT_CASE_PARAM(lifetime_rdma_removal_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(lifetime_rdma_release_held_test, mrk_kind_gen_params),
 	{}
 };
 
