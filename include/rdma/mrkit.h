@@ -33,8 +33,9 @@ struct mrkit_mr;
  * @MRKIT_POOL_IO_CACHE: an I/O whose chain completed successfully (or
  *	whose keys the peer invalidated) keeps its descriptors for its next
  *	map instead of giving them back (the xprtrdma per-request model):
- *	no pool round trip per I/O.  They count as in use; mrkit_io_release() on the idle I/O gives them back,
- *	and mrkit_pool_destroy() takes back those of idle I/Os.  A retired
+ *	no pool round trip per I/O.  They count as in use;
+ *	mrkit_io_release() on the idle I/O gives them back, and
+ *	mrkit_pool_destroy() takes back those of idle I/Os.  A retired
  *	descriptor is never kept.
  */
 enum mrkit_pool_flags {
