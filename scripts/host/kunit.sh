@@ -33,6 +33,10 @@ cfgfiles=("$proj/kunit/.kunitconfig")
 if [ "$variant" = debug ]; then
 	cfg+=(--kunitconfig="$proj/kunit/debug.config")
 	cfgfiles+=("$proj/kunit/debug.config")
+	if [ -f "$proj/kunit/debug-$series.config" ]; then
+		cfg+=(--kunitconfig="$proj/kunit/debug-$series.config")
+		cfgfiles+=("$proj/kunit/debug-$series.config")
+	fi
 fi
 build=$(uml_build_dir "$variant" "${cfgfiles[@]}")
 mkdir -p "$build" "$out"
