@@ -452,7 +452,6 @@ enum mrkit_fin {
 };
 
 /* frwr/io.c: the life of an I/O (its inline half: frwr/io.h). */
-int mrkit_io_begin_map(struct mrkit_io *io, bool integrity);
 void mrkit_io_unwind(struct mrkit_io *io);
 void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin);
 

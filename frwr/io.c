@@ -148,68 +148,29 @@ int mrkit_io_set_tag(struct mrkit_io *io, u32 tag)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_set_tag, MRKIT);
 
-/* The access a direction grants; -EINVAL for an unknown direction. */
-static int mrkit_dir_access(const struct mrkit_io *io)
-{
-	switch (io->dir) {
-	case MRKIT_PEER_WRITES:
-		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	case MRKIT_PEER_READS:
-		return IB_ACCESS_REMOTE_READ;
-	case MRKIT_PEER_BIDI:
-		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ;
-	case MRKIT_LOCAL_SINK:
-		/* iWARP places RDMA READ responses like remote writes. */
-		if (io->pool->iwarp)
-			return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		return IB_ACCESS_LOCAL_WRITE;
-	default:
-		return -EINVAL;
-	}
-}
-
 /**
- * mrkit_io_begin_map - the checks and resets every map starts with
- * @io: the I/O about to be mapped
- * @integrity: the map is a protected one (mrkit_io_map_pi())
+ * mrkit_io_map_refused - say why a map may not begin
+ * @io: the I/O
+ * @integrity: the map is a protected one
  *
- * Return: 0; -EBUSY while a READ chain is in flight; -EINVAL (with a
- * message) when the I/O is not idle, the pool's kind does not match the
- * map, or the direction is unknown.
+ * The cold half of mrkit_io_begin_map().
+ *
+ * Return: -EINVAL.
  */
-int mrkit_io_begin_map(struct mrkit_io *io, bool integrity)
+int __cold mrkit_io_map_refused(const struct mrkit_io *io, bool integrity)
 {
 	struct mrkit_pool *pool = io->pool;
-	int ret = mrkit_io_busy(io, "map");
 
-	if (ret)
-		return ret;
 	if ((io->state != MRKIT_IO_IDLE && io->state != MRKIT_IO_DONE) ||
-	    io->mrs) {
+	    io->mrs)
 		mrkit_pool_err(pool, "map of an I/O that is not idle\n");
-		return -EINVAL;
-	}
-	if (mrkit_pool_integrity(pool) != integrity) {
-		if (integrity)
-			mrkit_pool_err(pool, "protected I/O on a pool without integrity MRs\n");
-		else
-			mrkit_pool_err(pool, "plain map on an integrity pool: use mrkit_io_map_pi()\n");
-		return -EINVAL;
-	}
-	io->state = MRKIT_IO_IDLE;
-	io->status = 0;
-	io->remote_inv_done = false;
-	io->post_failed = false;
-	if (!io->access) {
-		ret = mrkit_dir_access(io);
-		if (ret < 0) {
-			mrkit_pool_err(pool, "invalid direction %u\n", io->dir);
-			return ret;
-		}
-		io->access = ret;
-	}
-	return 0;
+	else if (integrity && !mrkit_pool_integrity(pool))
+		mrkit_pool_err(pool, "protected I/O on a pool without integrity MRs\n");
+	else if (!integrity && mrkit_pool_integrity(pool))
+		mrkit_pool_err(pool, "plain map on an integrity pool: use mrkit_io_map_pi()\n");
+	else
+		mrkit_pool_err(pool, "invalid direction %u\n", io->dir);
+	return -EINVAL;
 }
 
 /* Never give a protected registration back unchecked; records -EILSEQ. */

@@ -11,6 +11,7 @@
 #include "mrkit_priv.h"
 
 int mrkit_io_refuse(const struct mrkit_io *io, const char *what, int err);
+int mrkit_io_map_refused(const struct mrkit_io *io, bool integrity);
 void mrkit_io_drop_cache(struct mrkit_io *io);
 
 /**
@@ -50,6 +51,60 @@ static __always_inline int mrkit_io_check_live(struct mrkit_io *io,
 		   io->state == MRKIT_IO_POSTED))
 		return 0;
 	return mrkit_io_refuse(io, what, -EINVAL);
+}
+
+/* The access a direction grants; -EINVAL for an unknown direction. */
+static __always_inline int mrkit_dir_access(const struct mrkit_io *io)
+{
+	switch (io->dir) {
+	case MRKIT_PEER_WRITES:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	case MRKIT_PEER_READS:
+		return IB_ACCESS_REMOTE_READ;
+	case MRKIT_PEER_BIDI:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ;
+	case MRKIT_LOCAL_SINK:
+		/* iWARP places RDMA READ responses like remote writes. */
+		if (io->pool->iwarp)
+			return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		return IB_ACCESS_LOCAL_WRITE;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * mrkit_io_begin_map - the checks and resets every map starts with
+ * @io: the I/O about to be mapped
+ * @integrity: the map is a protected one (mrkit_io_map_pi())
+ *
+ * The access its direction grants is taken on the first map after
+ * mrkit_io_init(), unless mrkit_io_set_access() gave one.
+ *
+ * Return: 0; -EBUSY while a READ chain is in flight; -EINVAL (with a
+ * message) when the I/O is not idle, the pool's kind does not match the
+ * map, or the direction is unknown.
+ */
+static __always_inline int mrkit_io_begin_map(struct mrkit_io *io,
+					      bool integrity)
+{
+	int access = io->access, ret = mrkit_io_busy(io, "map");
+
+	if (ret)
+		return ret;
+	if (!access)
+		access = mrkit_dir_access(io);
+	if (unlikely((io->state != MRKIT_IO_IDLE &&
+		      io->state != MRKIT_IO_DONE) || io->mrs ||
+		     mrkit_pool_integrity(io->pool) != integrity || access < 0))
+		return mrkit_io_map_refused(io, integrity);
+	io->access = access;
+	io->state = MRKIT_IO_IDLE;
+	io->status = 0;
+	io->remote_inv_done = false;
+	io->post_failed = false;
+	return 0;
 }
 
 static inline enum dma_data_direction

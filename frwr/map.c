@@ -372,7 +372,7 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	struct mrkit_pool *pool = io->pool;
 	struct mrkit_mr *mr, **tail = &io->mrs;
 	struct scatterlist *sg = sgl;
-	struct mrkit_chunk c;
+	struct mrkit_chunk c __uninitialized;
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
 	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS;

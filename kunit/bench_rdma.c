@@ -42,11 +42,24 @@
  * (rdma_rw_ctx_init/_wrs/_destroy with ib_core.force_mr=1, which
  * allocates per I/O) proving the probes see allocations; and mrkit's
  * locked RMWs where its counting is compiled in.
+ *
+ * W3PROF says where one cycle's time goes without a PMU: while one
+ * implementation runs its cycle over and over, a timer samples the
+ * instruction pointer it interrupted; the samples, summed per function,
+ * split the measured ns per I/O.  UML's timer runs at HZ, so a profile
+ * takes seconds: bench_iters / 2500 of them (40 at make bench's
+ * 100,000), at least 0.2.  A sample taken while interrupts were off is
+ * delivered when they come back on, with no instruction pointer: it is
+ * counted as "(irqs off)".
  */
 
 #include <kunit/test.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
 #include <linux/ktime.h>
 #include <linux/scatterlist.h>
+#include <linux/sort.h>
+#include <asm/irq_regs.h>
 #include <rdma/mr_pool.h>
 #include <rdma/mrkit.h>
 #include <rdma/rw.h>
@@ -601,9 +614,160 @@ static void bench_w3_test(struct kunit *test)
 	w3_cur = NULL;
 }
 
+/* W3PROF: the sampling profile of one implementation's cycle. */
+#define PROF_MAX_SAMPLES	8192
+#define PROF_MAX_FNS		256
+#define PROF_PRINT_FNS		24
+
+struct prof_fn {
+	char		name[KSYM_NAME_LEN];
+	unsigned int	hits;
+};
+
+struct prof {
+	struct hrtimer	timer;
+	unsigned long	*ip;
+	unsigned int	n;
+	struct prof_fn	*fns;
+	unsigned int	nfns;
+};
+
+static enum hrtimer_restart prof_sample(struct hrtimer *t)
+{
+	struct prof *p = container_of(t, struct prof, timer);
+	struct pt_regs *regs = get_irq_regs();
+
+	if (p->n < PROF_MAX_SAMPLES)
+		p->ip[p->n++] = regs ? instruction_pointer(regs) : 0;
+	hrtimer_forward_now(t, ns_to_ktime(TICK_NSEC));
+	return HRTIMER_RESTART;
+}
+
+static int prof_by_hits(const void *a, const void *b)
+{
+	const struct prof_fn *x = a, *y = b;
+
+	return x->hits < y->hits ? 1 : x->hits > y->hits ? -1 : 0;
+}
+
+/* Sum the samples per function, most hit first. */
+static void prof_fold(struct prof *p)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned int i, j;
+
+	p->nfns = 0;
+	for (i = 0; i < p->n; i++) {
+		if (p->ip[i])
+			sprint_symbol_no_offset(buf, p->ip[i]);
+		if (!p->ip[i] || !strncmp(buf, "0x", 2))
+			strscpy(buf, "(irqs off)", sizeof(buf));
+		for (j = 0; j < p->nfns; j++)
+			if (!strcmp(p->fns[j].name, buf))
+				break;
+		if (j == p->nfns) {
+			if (j == PROF_MAX_FNS)
+				j--;	/* the last slot takes the tail */
+			else
+				p->nfns++;
+			strscpy(p->fns[j].name, buf, sizeof(p->fns[j].name));
+			p->fns[j].hits = 0;
+		}
+		p->fns[j].hits++;
+	}
+	sort(p->fns, p->nfns, sizeof(*p->fns), prof_by_hits, NULL);
+}
+
+/* Profile @impl's cycle for @ms; print its samples per function. */
+static void w3_profile(struct w3 *b, struct prof *p, enum w3_impl impl,
+		       unsigned int ms)
+{
+	u64 t0, ns, ios = 0;
+	unsigned int i, mrkit = 0;
+
+	for (i = 0; i < 1000; i++)		/* warm */
+		w3_once(b, impl);
+	p->n = 0;
+	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	p->timer.function = prof_sample;
+	t0 = ktime_get_ns();
+	hrtimer_start(&p->timer, ns_to_ktime(TICK_NSEC), HRTIMER_MODE_REL);
+	do {
+		for (i = 0; i < 256; i++)
+			w3_once(b, impl);
+		ios += 256;
+		ns = ktime_get_ns() - t0;
+	} while (ns < (u64)ms * NSEC_PER_MSEC && p->n < PROF_MAX_SAMPLES);
+	hrtimer_cancel(&p->timer);
+	prof_fold(p);
+	kunit_info(b->test, "BENCH PROFILE W3 %s pages=%d %s ios=%llu elapsed_ns=%llu samples=%u\n",
+		   w3v_names[b->variant], b->nents, w3_names[impl], ios, ns,
+		   p->n);
+	for (i = 0; i < p->nfns; i++) {
+		if (!strncmp(p->fns[i].name, "mrkit_", 6))
+			mrkit += p->fns[i].hits;
+		if (i < PROF_PRINT_FNS)
+			kunit_info(b->test, "BENCH PROFILE W3 %s pages=%d %s fn=%s hits=%u\n",
+				   w3v_names[b->variant], b->nents,
+				   w3_names[impl], p->fns[i].name,
+				   p->fns[i].hits);
+	}
+	/* A profile that sampled nothing, or missed mrkit's code, says nothing. */
+	KUNIT_EXPECT_GT_MSG(b->test, p->n, 0U, "no sample in %u ms", ms);
+	if (impl < W3_NR_MRKIT)
+		KUNIT_EXPECT_GT_MSG(b->test, mrkit, 0U,
+				    "%u samples, none in mrkit's functions",
+				    p->n);
+}
+
+/*
+ * The one-page cycle, profiled: locally invalidated, each implementation;
+ * caller-mapped and remotely invalidated (the converted nvme-rdma's common
+ * path), the fence and the baseline.
+ */
+static void bench_w3_profile_test(struct kunit *test)
+{
+	static const struct {
+		unsigned int variant;
+		enum w3_impl impl;
+	} runs[] = {
+		{ 0, W3_FENCE }, { 0, W3_LAZY }, { 0, W3_CACHED }, { 0, W3_NVME },
+		{ W3V_CALLER_MAPPED | W3V_REMOTE_INV, W3_FENCE },
+		{ W3V_CALLER_MAPPED | W3V_REMOTE_INV, W3_NVME },
+	};
+	unsigned int ms = max(bench_iters / 25 * 10, 200U), i;
+	struct prof *p;
+	struct w3 *b;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->ip = kunit_kcalloc(test, PROF_MAX_SAMPLES, sizeof(*p->ip),
+			      GFP_KERNEL);
+	p->fns = kunit_kcalloc(test, PROF_MAX_FNS, sizeof(*p->fns), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p->ip);
+	KUNIT_ASSERT_NOT_NULL(test, p->fns);
+	w3_setup(test, b);
+	w3_cur = b;
+	b->real_post_send = b->dev->ops.post_send;
+	b->dev->ops.post_send = w3_post_send;
+	/* No assertion from here on: the device must get its post_send back. */
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		b->variant = runs[i].variant;
+		w3_sg(b, 1);
+		w3_profile(b, p, runs[i].impl, ms);
+	}
+	KUNIT_EXPECT_EQ(test, b->bad, 0UL);
+	w3_teardown(b);
+	b->dev->ops.post_send = b->real_post_send;
+	w3_cur = NULL;
+}
+
 static struct kunit_case mrkit_bench_rdma_cases[] = {
 	KUNIT_CASE_PARAM(bench_w2_rdma_test, mrk_kind_gen_params),
 	KUNIT_CASE(bench_w3_test),
+	KUNIT_CASE(bench_w3_profile_test),
 	{}
 };
 

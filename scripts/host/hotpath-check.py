@@ -20,10 +20,10 @@ ENTRIES = [
     "mrkit_io_map", "mrkit_io_segs", "mrkit_io_post", "mrkit_io_invalidate",
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
-# Out-of-line by design on the taken path: the pool's get and put, the
-# map's one preamble, and the finish the completion calls.
+# Out-of-line by design on the taken path: the pool's get and put, and
+# the finish the completion calls.
 HOT = {
-    "mrkit_io_begin_map", "mrkit_mr_get", "mrkit_io_finish", "mrkit_mr_put_own",
+    "mrkit_mr_get", "mrkit_io_finish", "mrkit_mr_put_own",
     "mrkit_mr_put_valid", "mrkit_mr_put", "mrkit_mr_keep",
 }
 # Reachable only on failures, exhaustion, protection and diagnostics.
@@ -36,7 +36,7 @@ COLD = {
     "mrkit_trace_chain", "mrkit_bogus_inv", "mrkit_io_post_inv",
     "mrkit_mr_check_pi", "mrkit_pi_decode", "mrkit_mr_state_name",
     "mrkit_wr_posted", "mrkit_caller_bad", "mrkit_io_notify", "mrkit_mr_give",
-    "mrkit_io_check_pi_all", "mrkit_sg_chained",
+    "mrkit_io_check_pi_all", "mrkit_sg_chained", "mrkit_io_map_refused",
 }
 
 
@@ -48,22 +48,30 @@ def base(name):
 def call_graph(ko):
     out = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", ko],
                          check=True, capture_output=True, text=True).stdout
-    funcs, cur = {}, None
+    funcs, cur, pending = {}, None, None
     for line in out.splitlines():
         m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
         if m:
-            cur = m.group(1)
+            cur, pending = m.group(1), None
             funcs[cur] = set()
             continue
         if cur is None:
             continue
-        m = re.search(r"R_X86_64_(?:PLT|PC)32\s+([A-Za-z_][\w.]*)", line)
+        # A relocation names the real target; the call or jump before it
+        # shows only its unrelocated displacement (often the next address,
+        # which may be the start of the next function).
+        m = re.search(r"R_X86_64_(?:PLT|PC)32\s+([A-Za-z_.][\w.]*)", line)
         if m:
-            funcs[cur].add(m.group(1))
+            if not m.group(1).startswith("."):  # a section, not a function
+                funcs[cur].add(m.group(1))
+            pending = None
             continue
+        if pending:
+            funcs[cur].add(pending)
+        pending = None
         m = re.search(r"\b(?:call|jmp)\s+[0-9a-f]+ <([\w.]+)>$", line)
         if m and m.group(1) != cur:
-            funcs[cur].add(m.group(1))
+            pending = m.group(1)
     return funcs
 
 

@@ -119,7 +119,62 @@ def stage_split(stages, dev, pages):
     return f"{tot:.1f} ns over a bare map on {dev} at {pages} page(s), by stage (ns): {parts}"
 
 
-def costs(goal, limit, bad, figs, mem, stages=()):
+_PROF_HEAD = re.compile(r"BENCH PROFILE (W\d\w*) (\S+) pages=(\d+) (\S+) ios=(\d+) elapsed_ns=(\d+) "
+                        r"samples=(\d+)")
+_PROF_FN = re.compile(r"BENCH PROFILE (W\d\w*) (\S+) pages=(\d+) (\S+) fn=(\S+) hits=(\d+)")
+
+
+def profiles(lines):
+    """W3PROF's sampling profiles: one dict per implementation profiled.
+
+    ns_per_io is the profiled run's elapsed time over its I/Os; each
+    function's ns its share of the samples of that; mrkit_ns the functions
+    named mrkit_*.  A later profile of the same figure replaces an earlier.
+    """
+    out = {}
+    for line in lines:
+        m = _PROF_HEAD.search(line)
+        if m:
+            w, var, pages, impl, ios, ns, samples = m.groups()
+            if int(ios) and int(samples):
+                out[(w, var, int(pages), impl)] = {
+                    "w": w, "variant": var, "pages": int(pages), "impl": impl,
+                    "ns_per_io": int(ns) / int(ios), "samples": int(samples), "fns": []}
+            continue
+        m = _PROF_FN.search(line)
+        if m:
+            w, var, pages, impl, fn, hits = m.groups()
+            p = out.get((w, var, int(pages), impl))
+            if p:
+                p["fns"].append({"fn": fn, "hits": int(hits),
+                                 "ns": int(hits) / p["samples"] * p["ns_per_io"]})
+    for p in out.values():
+        p["mrkit_ns"] = sum(f["ns"] for f in p["fns"] if f["fn"].startswith("mrkit_"))
+    return list(out.values())
+
+
+def profile_line(p, top=8):
+    """One profile: ns per I/O, how much of it in mrkit's functions, the top ones."""
+    fns = " ".join(f"{f['fn']}:{f['ns']:.1f}" for f in p["fns"][:top])
+    return (f"PROFILE {p['w']} {p['variant']} pages={p['pages']} {p['impl']} "
+            f"ns_per_io={p['ns_per_io']:.1f} samples={p['samples']} mrkit_ns={p['mrkit_ns']:.1f} "
+            f"top={fns}")
+
+
+def profile_cost(profs, variant, impl):
+    """The COST line's profile of one W3 figure against the baseline's, or None."""
+    sel = {p["impl"]: p for p in profs if p["w"] == "W3" and p["variant"] == variant}
+    m, base = sel.get(impl), sel.get("nvme_style")
+    if not m or not base:
+        return None
+    top = ", ".join(f"{f['fn']} {f['ns']:.1f}" for f in m["fns"][:5])
+    return (f"the sampling profile (W3PROF, {variant}, pages={m['pages']}) puts {m['mrkit_ns']:.1f} of "
+            f"{impl}'s {m['ns_per_io']:.1f} ns per I/O in mrkit's own functions, spread over "
+            f"{sum(1 for f in m['fns'] if f['fn'].startswith('mrkit_'))} of them (top: {top}), against "
+            f"nvme_style's {base['ns_per_io']:.1f} ns per I/O in all")
+
+
+def costs(goal, limit, bad, figs, mem, stages=(), profs=()):
     """What is left of one unmet goal: lines from this run's figures."""
     out = []
     worst = max(bad, key=lambda f: f["ratio"])
@@ -142,6 +197,9 @@ def costs(goal, limit, bad, figs, mem, stages=()):
                        f"{worst['impl']}) = pool get+put {pool['extra_ns']:.1f}{share(pool['extra_ns'])} (W1 d32_get1) "
                        f"+ map and release {w2['extra_ns']:.1f}{share(w2['extra_ns'])} (W2 rxe_page_entries) "
                        f"+ the rest {rest:.1f}{share(rest)} (I/O state, chain building, invalidation bookkeeping)")
+        prof = profile_cost(profs, var, worst["impl"]) or profile_cost(profs, "local_inv", worst["impl"])
+        if prof:
+            out.append(f"COST {goal}: {prof}")
     elif worst["w"] == "W2":
         dev, lay = worst["variant"].split("_", 1)
         one = find(figs, "W2", worst["variant"], 1, worst["impl"])
@@ -187,10 +245,14 @@ def parse(args):
     figs = [f for f in figs if f["w"] != "W2STAGE"]
     res["figures"] = figs
     res["stages"] = stages
+    profs = profiles(uml)
+    res["profiles"] = profs
     for f in figs:
         print(stats.parity_line(f["w"], f["variant"], f["pages"], f["impl"], f))
     for f in stages:
         print(stage_line(f))
+    for p in profs:
+        print(profile_line(p))
     mem = last(r"BENCH MEMORY per_desc=(-?\d+) depth=(\d+) pools=(\d+) per_descriptor_part=(-?\d+) "
                r"per_pool_part=(-?\d+)", uml)
     if mem:
@@ -213,7 +275,7 @@ def parse(args):
         goals.append({"goal": name, "limit": limit, "result": "not met" if bad else "met",
                       "worst_hi": worst["hi"], "figures": len(sel)})
         if bad:
-            cost += costs(name, limit, bad, figs, mem, stages)
+            cost += costs(name, limit, bad, figs, mem, stages, profs)
     if mem:
         ok = mem["per_desc"] <= 128
         goals.append({"goal": "memory per descriptor beyond the provider's MR", "limit": 128,

@@ -174,5 +174,37 @@ class Stages(unittest.TestCase):
         self.assertIsNone(bench.stage_split(st, "siw", 1))
 
 
+class Profiles(unittest.TestCase):
+    """W3PROF's sampling profiles: ns per function, their own lines, the W3 cost."""
+
+    LOG = ["BENCH PROFILE W3 local_inv pages=1 mrkit_fence ios=1000 elapsed_ns=200000 samples=100",
+           "BENCH PROFILE W3 local_inv pages=1 mrkit_fence fn=mrkit_io_map hits=50",
+           "BENCH PROFILE W3 local_inv pages=1 mrkit_fence fn=w3_poll hits=30",
+           "BENCH PROFILE W3 local_inv pages=1 mrkit_fence fn=mrkit_io_finish hits=20",
+           "BENCH PROFILE W3 local_inv pages=1 nvme_style ios=1000 elapsed_ns=100000 samples=10",
+           "BENCH PROFILE W3 local_inv pages=1 nvme_style fn=w3_once hits=10",
+           "BENCH PROFILE W3 remote_inv pages=1 mrkit_fence ios=0 elapsed_ns=0 samples=0"]
+
+    def test_parse(self):
+        profs = bench.profiles(self.LOG)
+        self.assertEqual(len(profs), 2)
+        f = profs[0]
+        self.assertEqual(f["ns_per_io"], 200.0)
+        self.assertEqual([(x["fn"], x["ns"]) for x in f["fns"]],
+                         [("mrkit_io_map", 100.0), ("w3_poll", 60.0), ("mrkit_io_finish", 40.0)])
+        self.assertEqual(f["mrkit_ns"], 140.0)
+        self.assertEqual(bench.profile_line(f, top=2),
+                         "PROFILE W3 local_inv pages=1 mrkit_fence ns_per_io=200.0 samples=100 "
+                         "mrkit_ns=140.0 top=mrkit_io_map:100.0 w3_poll:60.0")
+
+    def test_cost(self):
+        profs = bench.profiles(self.LOG)
+        line = bench.profile_cost(profs, "local_inv", "mrkit_fence")
+        self.assertIn("puts 140.0 of mrkit_fence's 200.0 ns per I/O in mrkit's own functions, "
+                      "spread over 2 of them (top: mrkit_io_map 100.0, w3_poll 60.0, "
+                      "mrkit_io_finish 40.0), against nvme_style's 100.0 ns per I/O", line)
+        self.assertIsNone(bench.profile_cost(profs, "remote_inv", "mrkit_fence"))
+
+
 if __name__ == "__main__":
     unittest.main()
