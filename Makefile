@@ -15,7 +15,7 @@
 #                 KUnit (sanitizer build) on UML, the VM scenarios
 #   make patches  the converted ULPs (nvme-rdma, ib_iser, rpcrdma, ib_srp) as git
 #                 format-patch series against linux-source-6.1, in
-#                 out/patches/ULP/
+#                 out/patches/ULP/; the module is built after each patch
 #   make demo     the kernel's ULPs converted to mrkit, under fio verify
 #                 and faults against the kernel's targets in a VM running
 #                 Debian's kernel

@@ -7,7 +7,8 @@
 #                         packages are installed; TARGET is one of
 #     build    make, make modules: the out-of-tree build against Debian's
 #              linux-headers-amd64 (the headers of the stock kernel)
-#     patches  make patches: linux-source-6.1, git, checkpatch's perl
+#     patches  make patches: build's packages (each patch is built),
+#              linux-source-6.1, git, checkpatch's perl
 #     vm       the qemu guests: qemu, busybox, the image's tools
 #     deb      make dkms-deb: debhelper, dh-dkms (dpkg-buildpackage)
 #     check    make check, demo, bench, faults: all of the above, sparse,
@@ -16,7 +17,7 @@
 set -euo pipefail
 
 build="make gcc linux-headers-amd64 kmod"
-patches="linux-source-6.1 xz-utils git perl python3"
+patches="$build linux-source-6.1 xz-utils git perl python3"
 vm="$build linux-source-6.1 xz-utils python3 qemu-system-x86 busybox-static cpio
     iproute2 e2fsprogs util-linux"
 deb="git dpkg-dev debhelper dh-dkms"

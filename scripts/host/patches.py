@@ -10,7 +10,8 @@ temporary git repository as the base; then, patch by patch in the order
 of ulp/ULP/series, the splice directives of that patch and all before it
 are applied to the upstream files (splice.py's plan and render, the same
 code that builds the modules) and committed with the patch's message;
-git format-patch writes the commits after the base into DIR.  Every
+git format-patch writes the commits after the base into DIR (where
+scripts/host/patches.sh builds the module after each of them).  Every
 directive of the ULP's splice files belongs to exactly one patch, and the
 files after the last patch are compared byte for byte with what splice.py
 makes of all of them at once (the sources the modules are built from);
@@ -229,7 +230,8 @@ def main():
         compare(check, final, "the series applied with git am")
         for p in patches:
             print(f"patches: {p}")
-        print(f"patches: {name}: {len(patches)} patches; applied to linux-source-6.1's files "
+        print(f"patches: {name}: {len(patches)} patch{'es' if len(patches) > 1 else ''}; "
+              f"applied to linux-source-6.1's files "
               f"they give splice.py's output byte for byte ({len(final)} "
               f"file{'s' if len(final) > 1 else ''})")
     except (SeriesError, splice.SpliceError, OSError) as e:

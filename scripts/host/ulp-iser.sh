@@ -26,20 +26,33 @@ bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-4} i
 *) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=4 iser_faults=logout,portal" ;;
 esac
 
-ulp_build() {
-	local dir=$1 up=$tree/drivers/infiniband/ulp/iser
-	cp "$up"/*.[ch] "$dir/"
-	# The converted files overwrite their copies; the splice tool prints
-	# each change and proves the rest identical (the build log keeps it).
-	python3 "$splice" --tree "$tree" --outdir "$dir" --loc \
-		"$proj"/ulp/iser/*.splice || return 1
-	cat >"$dir/Kbuild" <<-EOF
+# The module's upstream directory in the tree.
+ULP_SRC=drivers/infiniband/ulp/iser
+
+# ulp_src DIR: the upstream sources ib_iser.ko is built from, and its
+# Kbuild.
+ulp_src() {
+	cp "$tree/$ULP_SRC"/*.[ch] "$1/"
+	cat >"$1/Kbuild" <<-EOF
 		obj-m := ib_iser.o
 		ib_iser-y := iser_verbs.o iser_initiator.o iser_memory.o iscsi_iser.o
 		ccflags-y += -I$(dirname "$symvers")/include
 	EOF
-	nice -n 10 make -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$symvers" \
-		modules || return 1
+}
+
+# ulp_make DIR: build it there.
+ulp_make() {
+	nice -n 10 make -C "$kdir" M="$1" KBUILD_EXTRA_SYMBOLS="$symvers" modules
+}
+
+ulp_build() {
+	local dir=$1
+	ulp_src "$dir"
+	# The converted files overwrite their copies; the splice tool prints
+	# each change and proves the rest identical (the build log keeps it).
+	python3 "$splice" --tree "$tree" --outdir "$dir" --loc \
+		"$proj"/ulp/iser/*.splice || return 1
+	ulp_make "$dir" || return 1
 	[ -f "$dir/ib_iser.ko" ]
 }
 

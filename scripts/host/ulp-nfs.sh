@@ -29,14 +29,28 @@ demo) nfs_v3=${NFS_V3-mrkit:16,stock:8} ;;
 esac
 ULP_CMDLINE="mrkit_ab_secs=${NFS_AB_SECS:-3} mrkit_ab_rounds=${NFS_AB_ROUNDS:-8} mrkit_nfs3=$nfs_v3"
 
+# The module's upstream directory in the tree.
+ULP_SRC=net/sunrpc/xprtrdma
+
+# ulp_src DIR: the upstream sources rpcrdma.ko is built from, and its
+# Kbuild (upstream's Makefile).
+ulp_src() {
+	cp "$tree/$ULP_SRC"/*.[ch] "$1/"
+	cp "$tree/$ULP_SRC/Makefile" "$1/Kbuild"
+}
+
+# ulp_make DIR: build it there.
+ulp_make() {
+	nice -n 10 make -C "$kdir" M="$1" KBUILD_EXTRA_SYMBOLS="$symvers" \
+		KCFLAGS="-I$(dirname "$symvers")/include" modules
+}
+
 ulp_build() {
 	local d=$1 s=$1/src
 	mkdir -p "$s"
-	cp "$tree"/net/sunrpc/xprtrdma/*.[ch] "$s/"
-	cp "$tree/net/sunrpc/xprtrdma/Makefile" "$s/Kbuild"
+	ulp_src "$s"
 	python3 "$splice" --loc --tree "$tree" --outdir "$s" "$proj"/ulp/nfs/*.splice
-	nice -n 10 make -C "$kdir" M="$s" KBUILD_EXTRA_SYMBOLS="$symvers" \
-		KCFLAGS="-I$(dirname "$symvers")/include" modules
+	ulp_make "$s"
 	cp "$s/rpcrdma.ko" "$d/"
 }
 

@@ -13,15 +13,29 @@ ULP_MEM=1536
 ULP_TIMEOUT=900
 ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-3} mrkit_ab_rounds=${NVME_AB_ROUNDS:-8}"
 
+# The module's upstream directory in the tree.
+ULP_SRC=drivers/nvme/host
+
+# ulp_src DIR: the upstream sources nvme-rdma.ko is built from, and its
+# Kbuild.
+ulp_src() {
+	cp "$tree/$ULP_SRC"/{rdma.c,nvme.h,fabrics.h} "$1/"
+	printf 'obj-m := nvme-rdma.o\nnvme-rdma-y := rdma.o\nccflags-y += -I%s\n' \
+		"$(dirname "$symvers")/include" > "$1/Kbuild"
+}
+
+# ulp_make DIR: build it there.
+ulp_make() {
+	nice -n 10 make -C "$kdir" M="$1" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 modules
+}
+
 ulp_build() {
 	local d=$1 s=$1/src
 	mkdir -p "$s"
-	cp "$tree"/drivers/nvme/host/{nvme.h,fabrics.h} "$s/"
+	ulp_src "$s"
 	python3 "$splice" --loc --tree "$tree" --outdir "$s" \
 		"$proj"/ulp/nvme/*.splice
-	printf 'obj-m := nvme-rdma.o\nnvme-rdma-y := rdma.o\nccflags-y += -I%s\n' \
-		"$(dirname "$symvers")/include" > "$s/Kbuild"
-	nice -n 10 make -C "$kdir" M="$s" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 modules
+	ulp_make "$s"
 	cp "$s/nvme-rdma.ko" "$d/"
 }
 

@@ -22,18 +22,32 @@ demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64
 *) ULP_CMDLINE="mrkit_ab_secs=${SRP_AB_SECS:-3} mrkit_ab_rounds=${SRP_AB_ROUNDS:-8}" ;;
 esac
 
+# The module's upstream directory in the tree.
+ULP_SRC=drivers/infiniband/ulp/srp
+
+# ulp_src DIR: the upstream sources ib_srp.ko is built from, and its
+# Kbuild.
+ulp_src() {
+	cp "$tree/$ULP_SRC"/*.[ch] "$1/"
+	printf 'obj-m := ib_srp.o\nccflags-y += -I%s\n' \
+		"$(dirname "$symvers")/include" > "$1/Kbuild"
+}
+
+# ulp_make DIR: build it there (W=1).
+ulp_make() {
+	nice -n 10 make -C "$kdir" M="$1" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 \
+		modules
+}
+
 ulp_build() {
 	local d=$1 s=$1/src
 	mkdir -p "$s"
-	cp "$tree"/drivers/infiniband/ulp/srp/*.[ch] "$s/"
+	ulp_src "$s"
 	# The converted files overwrite their copies; the splice tool prints
 	# each change and proves the rest identical (the build log keeps it).
 	python3 "$splice" --loc --tree "$tree" --outdir "$s" \
 		"$proj"/ulp/srp/*.splice || return 1
-	printf 'obj-m := ib_srp.o\nccflags-y += -I%s\n' \
-		"$(dirname "$symvers")/include" > "$s/Kbuild"
-	nice -n 10 make -C "$kdir" M="$s" KBUILD_EXTRA_SYMBOLS="$symvers" W=1 \
-		modules || return 1
+	ulp_make "$s" || return 1
 	cp "$s/ib_srp.ko" "$d/"
 }
 

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # The host side of the qemu scenarios, sourced by scripts/host/vm-samples.sh,
-# vm-ulp.sh, vm-pair.sh and vm-prep.sh (bash, set -euo pipefail).
+# vm-ulp.sh, vm-pair.sh and vm-prep.sh (bash, set -euo pipefail), and by
+# patches.sh for mrkit's build.
 #
 # What a run makes for itself (initramfs trees and images, logs, sockets)
 # is the checkout's own: .check/ (and a fresh /tmp directory for a pair's
@@ -14,6 +15,8 @@
 # sources get different entries.
 #   vm_env                 sets proj cache kdir abi kmods vmlinuz out
 #                          scratch; checks qemu & co; the stock kernel image
+#   vm_env_build           sets proj cache kdir abi out scratch: enough for
+#                          vm_build_mrkit, without the guests' packages
 #   vm_qemu LOG INITRD CMDLINE [QEMU-ARG...]
 #                          boot a guest (the one qemu command line of every
 #                          scenario), in the background: VM_PID
@@ -52,7 +55,7 @@
 #   vm_add_debs ROOT DIR   put a vm_debs directory into the initramfs tree
 #   vm_root_hook FUNC      have vm_add_bin ROOT ... call FUNC ROOT after it
 
-vm_env() {
+vm_env_build() {
 	proj=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 	cache=${MRKIT_CACHE:-/var/cache/mrkit}
 	kdir=$("$proj/scripts/host/kdir.sh")
@@ -60,6 +63,10 @@ vm_env() {
 	out=$proj/.check
 	scratch=$out/vm
 	mkdir -p "$cache/vm" "$scratch"
+}
+
+vm_env() {
+	vm_env_build
 	"$proj/scripts/host/deps.sh" need vm
 	kimg=$(vm_cached kimg "$abi" vm_get_kimg)
 	kmods=$kimg/lib/modules/$abi

@@ -21,10 +21,14 @@
 #   scripts/host/ulp-ULP.sh      sourced; may set ULP_MODS (stock modules
 #       for the initramfs), ULP_BINS (host binaries, ldd closure added),
 #       ULP_MEM (guest MiB), ULP_TIMEOUT (s), ULP_CMDLINE (extra key=val
-#       for /init); must define ulp_build DIR (build the converted modules
-#       into DIR/*.ko; $tree, $kdir, $symvers, $splice, $proj, $out are
-#       set) and may define ulp_report LOG (host-side report from the
-#       console log: python3 -m mrkit_report.ULP)
+#       for /init); must set ULP_SRC (the module's upstream directory
+#       in the tree) and define ulp_src DIR (its upstream sources and
+#       Kbuild into DIR), ulp_make DIR (build it there) and ulp_build DIR
+#       (build the converted modules into DIR/*.ko; $tree, $kdir,
+#       $symvers, $splice, $proj, $out are set; patches.sh builds each
+#       patch of make patches with ulp_src and ulp_make), and may define
+#       ulp_report LOG (host-side report from the console log: python3 -m
+#       mrkit_report.ULP)
 #   scripts/guest/init-ulp-ULP.sh  the guest /init (busybox sh); it sources
 #       /base-lib.sh, /ulp-lib.sh and /ULP-lib.sh (the ULP's target and
 #       initiator, shared with its two-guest /init); mrkit_transport,
