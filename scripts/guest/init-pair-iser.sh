@@ -69,27 +69,14 @@ login() {
 	ulp_wait 300 find_dev
 }
 
-set_fio() {
-	PAIR_FIO="--name=pair --filename=$DEV --size=${pair_mib:-8}m"
-	PAIR_FIO="$PAIR_FIO --offset_increment=${pair_mib:-8}m"
-}
-
-drv_up() {
-	drv_load "$1"
-	login || return 1
-	set_fio
-	# Zeros where fio writes (see pair-lib.sh: drv_up).
-	dd if=/dev/zero of="$DEV" bs=1M count=$((2 * ${pair_mib:-8})) \
-		conv=fsync 2> /dev/null
-	W0=$(dev_written)
-}
+drv_up() { pair_disk_up "$1"; }
 
 drv_ready() {
 	if no_session; then
 		login || return 1
 	fi
 	ulp_wait 300 find_dev || return 1
-	set_fio
+	pair_disk_fio
 }
 
 drv_delete() {
@@ -104,17 +91,7 @@ drv_down() {
 }
 
 drv_reconnects() { recoveries; }
-# Sectors written to the disk; fio's MiB since drv_up's zeros (W0).
-dev_written() {
-	[ -e "/sys/block/${DEV#/dev/}/stat" ] || { echo 0; return; }
-	awk '{ print $7 }' "/sys/block/${DEV#/dev/}/stat"
-}
-drv_written_mib() {
-	local w
-	w=$(($(dev_written) - ${W0:-0}))
-	[ $w -gt 0 ] || w=0
-	echo $((w / 2048))
-}
+drv_written_mib() { pair_disk_written_mib; }
 drv_mrs() {
 	ulp_wait 50 test "$(ini_mrs)" = 0
 	ini_mrs
@@ -140,8 +117,4 @@ initiator() {
 	pair_schedule
 }
 
-case ${pair_role:-} in
-target) target ;;
-initiator) initiator ;;
-*) fail "pair_role=${pair_role:-} (target or initiator)" ;;
-esac
+pair_role_run

@@ -155,8 +155,4 @@ initiator() {
 	pair_schedule
 }
 
-case ${pair_role:-} in
-target) target ;;
-initiator) initiator ;;
-*) fail "pair_role=${pair_role:-} (target or initiator)" ;;
-esac
+pair_role_run

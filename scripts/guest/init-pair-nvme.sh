@@ -213,8 +213,4 @@ initiator() {
 	ulp_finish pair
 }
 
-case ${pair_role:-} in
-target) target ;;
-initiator) initiator ;;
-*) fail "pair_role=${pair_role:-} (target or initiator)" ;;
-esac
+pair_role_run

@@ -148,8 +148,8 @@ pair_serve_until_stop() {
 	done
 }
 
-# The shared step of the ULPs whose /init defines these hooks (iSER, NFS;
-# nvme-rdma has its own step in init-pair-nvme.sh):
+# The shared step of the ULPs whose /init defines these hooks (iSER, NFS,
+# SRP; nvme-rdma has its own step in init-pair-nvme.sh):
 #   drv_up D           load driver D (stock|mrkit), connect / log in /
 #                      mount; set PAIR_FIO (fio's file arguments and size);
 #                      what fio is to write holds zeros (fio's read-back
@@ -182,6 +182,16 @@ pair_serve_until_stop() {
 #                      the line: the rest of the schedule is not run)
 #   pair_schedule      the initiator's loop over pair_steps, then the
 #                      target's stop and ulp_finish
+#   pair_role_run      the /init's target or initiator, as pair_role says
+# For a ULP whose initiator gives a SCSI disk (iSER, SRP), once DEV names
+# it:
+#   pair_disk_up D     drv_up's steps for such a disk: driver D loaded, the
+#                      /init's login (which finds DEV), PAIR_FIO, zeros
+#   pair_disk_fio      PAIR_FIO for the disk
+#   pair_disk_zero     zeros where fio is to write, and the disk's written
+#                      count from then on
+#   pair_disk_written_mib
+#                      MiB written to the disk since pair_disk_zero
 PAIR_TMO=10
 PAIR_RESETS=0
 PAIR_BSSPLIT=4k/30:16k/20:64k/20:256k/20:1m/10
@@ -315,6 +325,46 @@ pair_target_up() {
 		modprobe "$m" || fail "modprobe $m"
 	done
 	ulp_wait 100 test -b /dev/vda || fail "no /dev/vda"
+}
+
+pair_disk_up() {
+	drv_load "$1"
+	login || return 1
+	pair_disk_fio
+	# Zeros where fio writes (see drv_up above).
+	pair_disk_zero
+}
+
+pair_disk_fio() {
+	PAIR_FIO="--name=pair --filename=$DEV --size=${pair_mib:-8}m"
+	PAIR_FIO="$PAIR_FIO --offset_increment=${pair_mib:-8}m"
+}
+
+# Sectors written to the disk (0 while it is gone).
+pair_disk_sectors() {
+	[ -e "/sys/block/${DEV#/dev/}/stat" ] || { echo 0; return; }
+	awk '{ print $7 }' "/sys/block/${DEV#/dev/}/stat"
+}
+
+pair_disk_zero() {
+	dd if=/dev/zero of="$DEV" bs=1M count=$((2 * ${pair_mib:-8})) \
+		conv=fsync 2> /dev/null
+	PAIR_W0=$(pair_disk_sectors)
+}
+
+pair_disk_written_mib() {
+	local w
+	w=$(($(pair_disk_sectors) - ${PAIR_W0:-0}))
+	[ $w -gt 0 ] || w=0
+	echo $((w / 2048))
+}
+
+pair_role_run() {
+	case ${pair_role:-} in
+	target) target ;;
+	initiator) initiator ;;
+	*) fail "pair_role=${pair_role:-} (target or initiator)" ;;
+	esac
 }
 
 pair_schedule() {

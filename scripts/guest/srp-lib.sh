@@ -5,15 +5,21 @@
 # through configfs), set up here and nowhere else, and the initiator's side
 # (ib_srp's sysfs add_target interface, over RDMA/CM).  $t is the transport
 # (rxe or siw); the RDMA device is mrkd0 (base-lib.sh's fabric).
-#   srpt_up ADDR MIB    LIO and ib_srpt loaded; the target port of mrkd0
+#   srpt_up ADDR MIB | srpt_up ADDR DEV
+#                       LIO and ib_srpt loaded; the target port of mrkd0
 #                       (named after its GID, as ib_srpt names it), TPG 1
-#                       with LUN 0 on a RAM disk of MIB MiB (rd_mcp), an ACL
-#                       for the initiator at ADDR (RDMA/CM sessions are
+#                       with LUN 0 on a RAM disk of MIB MiB (rd_mcp) or on
+#                       the block device DEV (iblock, with a fixed serial,
+#                       so that a target booted again is the same LUN), an
+#                       ACL for the initiator at ADDR (RDMA/CM sessions are
 #                       named by address) mapping LUN 0, ib_srpt listening
 #                       for RDMA/CM on port SRP_PORT; SRP_ADDR is ADDR
 #   srpt_config, srpt_unconfig
 #                       the target port, TPG, LUN and ACL made and removed
 #                       (for a device that was deleted and added again)
+#   srpt_down           the configuration removed and the target's modules
+#                       unloaded (each unload bounded): SRPT_DOWN=ok, or
+#                       failed:STEP
 #   srpt_tpg_off, srpt_tpg_on
 #                       the TPG disabled (ib_srpt disconnects its
 #                       channels and refuses logins) and enabled again
@@ -38,9 +44,20 @@ srpt_up() {
 	modprobe target_core_mod || fail "modprobe target_core_mod"
 	modprobe ib_srpt srpt_service_guid=$SRPT_GUID || fail "modprobe ib_srpt"
 	SRP_ADDR=$1
-	SRPT_BK=$TC/core/rd_mcp_0/srp0
-	mkdir -p $SRPT_BK
-	echo rd_pages=$(($2 * 256)) > $SRPT_BK/control
+	case $2 in
+	/dev/*)
+		modprobe target_core_iblock || fail "modprobe target_core_iblock"
+		SRPT_BK=$TC/core/iblock_0/srp0
+		mkdir -p $SRPT_BK
+		echo udev_path=$2 > $SRPT_BK/control
+		echo 4d524b49542d535250 > $SRPT_BK/wwn/vpd_unit_serial
+		;;
+	*)
+		SRPT_BK=$TC/core/rd_mcp_0/srp0
+		mkdir -p $SRPT_BK
+		echo rd_pages=$(($2 * 256)) > $SRPT_BK/control
+		;;
+	esac
 	echo 1 > $SRPT_BK/enable || fail "LIO backstore"
 	srpt_config
 	echo $SRP_PORT > $TC/srpt/discovery_auth/rdma_cm_port ||
@@ -69,6 +86,23 @@ srpt_unconfig() {
 	srpt_tpg_off
 	rm $SRPT_A/lun_0/rd $SRPT_G/lun/lun_0/rd &&
 		rmdir $SRPT_A/lun_0 $SRPT_A $SRPT_G/lun/lun_0 $SRPT_G $SRPT_P
+}
+
+srpt_down() {
+	local m
+	SRPT_DOWN=failed:config
+	srpt_unconfig || return
+	SRPT_DOWN=failed:backstore
+	rmdir $SRPT_BK "$(dirname $SRPT_BK)" || return
+	# The fabric's directory holds a reference to ib_srpt.
+	SRPT_DOWN=failed:fabric
+	rmdir $TC/srpt || return
+	for m in ib_srpt target_core_iblock target_core_mod; do
+		[ -e /sys/module/$m ] || continue
+		SRPT_DOWN=failed:$m
+		ulp_wait 100 rmmod $m 2> /dev/null || return
+	done
+	SRPT_DOWN=ok
 }
 
 srpt_tpg_off() { echo 0 > $SRPT_G/enable; }

@@ -31,9 +31,10 @@
 #     3); the NVMe/RDMA demo on Debian's 6.12 kernel; rxe with integrity
 #     MRs (rdma_rxe_pi, spliced into linux-source-6.1's rxe) against the
 #     block layer's T10-PI code (scripts/host/vm-rxe-pi.sh)
-#  5. two guests on a private wire: nvme-rdma on mrkit, one short fault of
-#     each kind, over rxe and siw (scripts/host/vm-pair.sh nvme T check; make
-#     faults runs the whole schedule, the stock driver and iSER and NFS too)
+#  5. two guests on a private wire, one short fault of each kind:
+#     nvme-rdma on mrkit over rxe and ib_srp on mrkit over siw
+#     (scripts/host/vm-pair.sh ULP T check; make faults runs the whole
+#     schedule over both, the stock drivers and iSER and NFS too)
 # Every step prints its time; ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -139,15 +140,16 @@ for f in .check/lane-*.out; do
 	fi
 done
 echo "=== the two lanes of single-guest scenarios: $((SECONDS - t0)) s"
-# Two guests on a private wire, nvme-rdma on mrkit against
-# nvmet-rdma in the other guest, one short fault of each kind (loss,
-# the link down past the keep-alive, the target killed and booted again,
-# the controller deleted) under fio verify, over both providers; make
-# faults runs them all, with the stock driver too.
-for t in rxe siw; do
-	run "pair: nvme on mrkit over $t, two guests, one fault of each kind" \
-		scripts/host/vm-pair.sh nvme "$t" check
-done
+# Two guests on a private wire, one short fault of each kind (loss, the
+# link down past the ULP's timeout, the target killed and booted again,
+# the session deleted) under fio verify: nvme-rdma on mrkit against
+# nvmet-rdma over rxe, and ib_srp on mrkit against LIO's ib_srpt over siw
+# (which one guest cannot run); make faults runs every fault over both
+# providers, with the stock drivers and iSER and NFS too.
+run "pair: nvme on mrkit over rxe, two guests, one fault of each kind" \
+	scripts/host/vm-pair.sh nvme rxe check
+run "pair: srp on mrkit over siw, two guests, one fault of each kind" \
+	scripts/host/vm-pair.sh srp siw check
 
 passed=0
 failed=0

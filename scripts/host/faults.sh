@@ -13,7 +13,7 @@ set -euo pipefail
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 "$proj/scripts/host/deps.sh" need check
 mode=${FAULTS_MODE:-full}
-# nvme-rdma first, then the others (iser, nfs) in name order.
+# nvme-rdma first, then the others (iser, nfs, srp) in name order.
 ulps=${FAULTS_ULPS:-$(cd "$proj/scripts/guest" && ls init-pair-*.sh |
 	sed 's/^init-pair-//; s/\.sh$//' |
 	awk '$0 == "nvme" { print; next } { rest = rest $0 "\n" } END { printf "%s", rest }' |

@@ -35,10 +35,12 @@
 # 128 bytes of each frame) in DIR/ROLE-BOOT.pcap, for
 # python3 -m mrkit_report.pcap.
 # ULP is nvme, iser (LIO + ib_isert against ib_iser; the deletion fault
-# is an iscsiadm logout) or nfs (knfsd over RDMA on an ext4 the host makes,
-# against xprtrdma; the deletion fault is "umount -f"); iser and nfs share
-# scripts/guest/pair-lib.sh's pair_step and say on a "#PAIR-HOST" line what this
-# script adds for them (pair_host below).
+# is an iscsiadm logout), nfs (knfsd over RDMA on an ext4 the host makes,
+# against xprtrdma; the deletion fault is "umount -f") or srp (LIO +
+# ib_srpt against ib_srp; the deletion fault is the target port's removal
+# through sysfs); iser, nfs and srp share scripts/guest/pair-lib.sh's
+# pair_step and say on a "#PAIR-HOST" line what this script adds for them
+# (pair_host below).
 set -euo pipefail
 
 ulp=${1:?usage: vm-pair.sh ULP rxe|siw check|full}
@@ -60,9 +62,11 @@ ULP_CMDLINE=""
 # pair_host KEY: a setting of the ULP's guest /init for this side, from
 # its "#PAIR-HOST key=value ..." line: mods (more stock modules for the
 # initramfs), delete (the name of its deletion fault, instead of
-# ctrldelete), fs (a file system the host puts on the target's disk).
+# ctrldelete), fs (a file system the host puts on the target's disk),
+# cmdline (kernel arguments for both guests).
 pair_host() { sed -n 's/^#PAIR-HOST //p' "$init" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 ULP_MODS="$ULP_MODS $(pair_host mods)"
+ULP_CMDLINE="$ULP_CMDLINE $(pair_host cmdline)"
 
 # The schedule: DRIVER:FAULT steps, in order.
 case $mode in

@@ -25,7 +25,7 @@ row is missing, a number says the step failed (leaks, verify errors,
 splats, a stale descriptor registered again, no I/O, a read-back that did
 not finish, no reconnect after linkdown or targetkill), or either guest did
 not finish cleanly (initiator PASS, the target's end line with its modules
-unloaded).  ULP is nvme, iser or nfs (the same guest lines; a step whose
+unloaded).  ULP is nvme, iser, nfs or srp (the same guest lines; a step whose
 fio could not be ended, stuck=1, still gets its row, with zeros for what
 fio never reported).  A step the initiator crashed in (vm-pair.sh's
 "MRKIT-HOST crashed FAULT DRIVER SPLATS" line; it boots the initiator again

@@ -1,0 +1,126 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest /init of "vm-pair.sh srp": one of two guests on a private wire.
+#   pair_role=target     LIO's SRP target (ib_srpt, srp-lib.sh) listening
+#                        for RDMA/CM on 10.98.0.1, one LUN on /dev/vda
+#                        (iblock; the host keeps the disk in RAM, so that it
+#                        outlives a killed target) with a fixed serial, an
+#                        ACL named as ib_srpt names an RDMA/CM session (by
+#                        the connection's local address: the target's own);
+#                        serves until the host's
+#                        stop, then tears the target down and unloads it
+#   pair_role=initiator  10.98.0.2: Debian's stock ib_srp or the one on
+#                        mrkit (/ulp/ib_srp.ko), logged in through
+#                        add_target; for each step of pair_steps
+#                        (DRIVER:FAULT,...) pair_step of /pair-lib.sh: log
+#                        in, fio verify=crc32c on the SCSI disk with FAULT
+#                        injected, read-back, log out, unload,
+#                        "MRKIT-VM PAIR fault ..."
+# Faults: loss1 loss5 delay reorder dup linkflap targetkill as for nvme;
+# linkdown lasts pair_down s past PAIR_TMO: the SCSI command timeout
+# (10 s here) and the 5 s that ib_srp waits for each task management
+# response (the abort's, then the LUN reset's), so that they fail and the
+# host reset reconnects once the wire is back (queued I/O fails after
+# fast_io_fail_tmo); rportdelete: the initiator's target port deleted
+# through sysfs under fio (the disk goes, queued I/O fails).  Block sizes
+# up to 1 MiB, several MRs per request where the pages do not fit one.
+# Both guests boot without IPv6: ib_srpt listens on IPv6's wildcard
+# address when it can, and siw hands such a listener IPv4 connections
+# with v4-mapped addresses, which RDMA/CM refuses (siw_reject() before
+# ib_srpt sees the login); without IPv6 ib_srpt listens on IPv4's.
+# vm-pair.sh reads the next line (host side: extra modules, deletion
+# fault, kernel arguments).
+#PAIR-HOST mods=target_core_iblock delete=rportdelete cmdline=ipv6.disable=1
+. /base-lib.sh
+. /ulp-lib.sh
+. /srp-lib.sh
+. /pair-lib.sh
+TADDR=10.98.0.1
+IADDR=10.98.0.2
+pair_delete=rportdelete
+PAIR_TMO=20
+CMD_TMO=10
+PAIR_BSSPLIT=512/10:4k/30:16k/20:64k/15:256k/15:1m/10
+# Reconnect every 2 s; I/O fails after 15 s without a connection; the
+# disk stays for 10 minutes (a target boots again in less).
+SRP_PARAMS="reconnect_delay=2 fast_io_fail_tmo=15 dev_loss_tmo=600"
+
+target() {
+	pair_target_up $TADDR
+	srpt_up $TADDR /dev/vda
+	s_start=$(ulp_splats)
+	say "PAIR target ready"
+	pair_serve_until_stop
+	srpt_down ||
+		dmesg | grep -iE 'srp|target' | tail -n 15 |
+			sed 's/^/MRKIT-VM PAIR note: target: /'
+	pair_log_check
+	say "PAIR target end splats=$(($(ulp_splats) - s_start)) unload=$SRPT_DOWN"
+	poweroff -f
+}
+
+# --- the initiator's hooks (see pair-lib.sh) ---
+
+# A login, a few times: the target may still be booting or recovering.
+login() {
+	local n=0
+	SRP_ADDR=$TADDR
+	until srp_login && cmd_timeout; do
+		n=$((n + 1))
+		if [ $n -ge 4 ]; then
+			dmesg | grep -iE 'srp|REJ|rdma|siw|rxe' | tail -n 15 |
+				sed 's/^/MRKIT-VM PAIR note: login: /'
+			return 1
+		fi
+		sleep 3
+	done
+}
+
+# SCSI commands time out after CMD_TMO s (the disk's error handling).
+cmd_timeout() {
+	echo $CMD_TMO > "/sys/block/${DEV#/dev/}/device/timeout"
+}
+
+drv_up() { pair_disk_up "$1"; }
+
+drv_ready() {
+	if no_rport; then
+		login || return 1
+	fi
+	ulp_wait 600 find_dev && cmd_timeout || return 1
+	pair_disk_fio
+}
+
+drv_delete() {
+	local p
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && echo 1 > "$p/delete"
+	done
+}
+
+drv_down() {
+	srp_logout || return 1
+	ulp_wait 100 rmmod ib_srp 2> /dev/null
+}
+
+drv_reconnects() { reconnects; }
+drv_written_mib() { pair_disk_written_mib; }
+drv_mrs() {
+	ulp_wait 50 test "$(ini_mrs)" = 0
+	ini_mrs
+}
+drv_state() {
+	grep . /sys/class/srp_remote_ports/port-*/state 2> /dev/null |
+		sed 's/^/rport /'
+	dmesg | grep -iE 'srp|scsi' | tail -n 10
+}
+
+initiator() {
+	pair_net "$t" $IADDR
+	ulp_fio_mount
+	modprobe mrkit || fail "modprobe mrkit"
+	pair_req target-ready || fail "the target did not come up"
+	pair_schedule
+}
+
+pair_role_run
