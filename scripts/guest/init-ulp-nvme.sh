@@ -10,6 +10,11 @@
 #   mrkit_mode=demo   mrkit driver: 256 MiB verify run and read-back; then,
 #                     for both drivers, the port fault and the controller
 #                     deleted under load (fio verify running)
+#   mrkit_mode=pi     (over rxe-pi) a third namespace with T10-PI: a
+#                     scsi_debug disk with DIF type 1 and DIX, the port
+#                     with pi_enable; for both drivers, fio verify on it
+#                     with the block layer generating and checking the
+#                     protection information, and its read-back
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit driver
 #                     interleaved (stock, mrkit, stock, mrkit, ...:
 #                     mrkit_ab_rounds rounds of mrkit_ab_secs s per job)
@@ -38,7 +43,17 @@ nullb() {	# name (= the disk's name) MiB irqmode completion_nsec
 }
 nullb nullb0 1024 1 0
 nullb nullb1 256 2 2000000
-nvmet_up $NQN 10.99.0.1 /dev/nullb0 /dev/nullb1
+PIDEV=
+if [ "$mode" = pi ]; then
+	for m in sd_mod "scsi_debug dif=1 dix=1 dev_size_mb=256"; do
+		# shellcheck disable=SC2086
+		modprobe $m || fail "modprobe $m"
+	done
+	ulp_wait 100 ulp_sd_dev || fail "no scsi_debug disk"
+	PIDEV=$DEV
+	NVMET_PI=1
+fi
+nvmet_up $NQN 10.99.0.1 /dev/nullb0 /dev/nullb1 $PIDEV
 ulp_fio_mount
 modprobe mrkit || fail "modprobe mrkit"
 
@@ -104,16 +119,30 @@ verify_args() {
 	     "--randrepeat=1 --verify_fatal=0"
 }
 
-# Write, verify, then read everything back in a second pass.
-run_verify() {	# driver MiB-per-job
+# Write, verify, then read everything back in a second pass; with pi, on
+# namespace 3 (T10-PI end to end: the block layer generates the
+# protection information on writes and checks it on reads, the HCA,
+# rdma_rxe_pi, carries it between memory and the wire).
+run_verify() {	# driver MiB-per-job [pi]
+	local v=verify rb=readback fmt=
 	drv_load "$1"
 	nvme_connect "$1"
+	if [ "${3:-}" = pi ]; then
+		v=pi rb=pireadback
+		ulp_wait 200 find_pi_dev || fail "no namespace with PI ($1)"
+		fmt=$(cat /sys/block/${DEV#/dev/}/integrity/format)
+		say "NVME note: pi ($1, $t) on $DEV, the target's disk $PIDEV: integrity $(cat /sys/block/${PIDEV#/dev/}/integrity/format)"
+	fi
 	# shellcheck disable=SC2046
-	ulp_fio "verify-$t-$1" $(verify_args "$2") --do_verify=1
+	ulp_fio "$v-$t-$1" $(verify_args "$2") --do_verify=1
 	# shellcheck disable=SC2046
-	ulp_fio "readback-$t-$1" $(verify_args "$2") --verify_only=1
+	ulp_fio "$rb-$t-$1" $(verify_args "$2") --verify_only=1
 	pools
-	say "NVME note: verify ($1, $t) pools:$POOLS"
+	if [ -n "$fmt" ]; then
+		say "NVME pi $t $1 integrity=$fmt pools:$POOLS"
+	else
+		say "NVME note: verify ($1, $t) pools:$POOLS"
+	fi
 	nvme_disconnect
 	rmmod nvme_rdma || fail "rmmod nvme_rdma ($1)"
 }
@@ -190,8 +219,24 @@ ab_down() {
 	rmmod nvme_rdma || fail "rmmod nvme_rdma ($1)"
 }
 
+# PIDEV's namespace (3) on the host, once there.
+find_pi_dev() {
+	local b
+	for b in /sys/block/nvme*n3; do
+		[ -b "/dev/${b##*/}" ] || continue
+		DEV=/dev/${b##*/}
+		return 0
+	done
+	return 1
+}
+
 s_start=$(ulp_splats)
-ulp_run_mode 8 8 128 32 portcycle ctrldelete
+if [ "$mode" = pi ]; then
+	run_verify stock "${nvme_pi_mib:-8}" pi
+	run_verify mrkit "${nvme_pi_mib:-8}" pi
+else
+	ulp_run_mode 8 8 128 32 portcycle ctrldelete
+fi
 
 rmmod mrkit || fail "rmmod mrkit"
 sp=$(($(ulp_splats) - s_start))

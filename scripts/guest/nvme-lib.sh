@@ -10,7 +10,10 @@
 #                       serving it.  NVMET_SERIAL, NVMET_UUID, NVMET_NGUID,
 #                       if set, fix the subsystem's serial and namespace
 #                       1's identifiers (a target booted again is then the
-#                       same subsystem and namespace to the host)
+#                       same subsystem and namespace to the host);
+#                       NVMET_PI=1 enables T10-PI on the subsystem and the
+#                       port (namespaces on block devices with integrity
+#                       then carry it)
 #   nvmet_port_del      the port stops serving the subsystem
 #   nvmet_port_add      and serves it again
 #   nvmet_down          the subsystem and port removed, the modules
@@ -36,12 +39,16 @@ nvmet_up() {
 	done
 	mkdir $NVMET_S || fail "nvmet subsystem $1"
 	echo 1 > $NVMET_S/attr_allow_any_host
+	[ -z "${NVMET_PI:-}" ] || echo 1 > $NVMET_S/attr_pi_enable ||
+		fail "nvmet subsystem: T10-PI"
 	[ -z "${NVMET_SERIAL:-}" ] || echo "$NVMET_SERIAL" > $NVMET_S/attr_serial
 	mkdir $NVMET/ports/1 || fail "nvmet port"
 	echo rdma > $NVMET/ports/1/addr_trtype
 	echo ipv4 > $NVMET/ports/1/addr_adrfam
 	echo "$2" > $NVMET/ports/1/addr_traddr
 	echo 4420 > $NVMET/ports/1/addr_trsvcid
+	[ -z "${NVMET_PI:-}" ] || echo 1 > $NVMET/ports/1/param_pi_enable ||
+		fail "nvmet port: T10-PI"
 	shift 2
 	for d in "$@"; do
 		n=$((n + 1))

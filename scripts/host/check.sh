@@ -30,7 +30,8 @@
 #     (scripts/host/dkms-check.sh; its clean root made beside steps 2 and
 #     3); the NVMe/RDMA demo on Debian's 6.12 kernel; rxe with integrity
 #     MRs (rdma_rxe_pi, spliced into linux-source-6.1's rxe) against the
-#     block layer's T10-PI code (scripts/host/vm-rxe-pi.sh)
+#     block layer's T10-PI code (scripts/host/vm-rxe-pi.sh), and nvme-rdma
+#     with T10-PI end to end over it (vm-ulp.sh nvme rxe-pi pi)
 #  5. two guests on a private wire, one short fault of each kind:
 #     nvme-rdma on mrkit over rxe and ib_srp on mrkit over siw
 #     (scripts/host/vm-pair.sh ULP T check; make faults runs the whole
@@ -125,6 +126,10 @@ lane_b() {
 	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
 	lrun b5 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
 		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
+	# T10-PI end to end over rxe with integrity MRs, mrkit's and the stock
+	# nvme-rdma against nvmet-rdma with pi_enable.
+	lrun b6 "pi: nvme-rdma on mrkit with T10-PI over rdma_rxe_pi, short verify" \
+		scripts/host/vm-ulp.sh nvme rxe-pi pi
 }
 t0=$SECONDS
 rm -f .check/lane-*.out

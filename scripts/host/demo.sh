@@ -30,7 +30,13 @@
 # removed and added, and the RDMA link deleted and added under load;
 # VERIFY / MRS / FAULT / LOC lines from scripts/mrkit_report/srp.py.  (One
 # guest cannot run SRP over siw: siw's wildcard listener, which ib_srpt
-# uses, takes no connection from its own host.)
+# uses, takes no connection from its own host; two guests do, in make
+# check and make faults.)
+# Then T10-PI end to end: nvme-rdma (mrkit's and the stock one) against
+# nvmet-rdma with pi_enable, on a namespace over a scsi_debug disk with
+# DIF type 1 and DIX, over rdma_rxe_pi (rxe with integrity MRs, built at
+# build time): fio verify (128 MiB) with the block layer generating and
+# checking the protection information; PI lines.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,6 +57,8 @@ for t in rxe siw; do
 done
 echo "=== SRP: the kernel's SRP initiator, ib_srp on mrkit, vs LIO ib_srpt over rxe"
 "$proj/scripts/host/vm-ulp.sh" srp rxe demo || rc=1
+echo "=== T10-PI: nvme-rdma on mrkit vs nvmet-rdma with pi_enable over rdma_rxe_pi"
+NVME_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" nvme rxe-pi pi || rc=1
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
 exit $rc

@@ -9,9 +9,13 @@
 # report is scripts/mrkit_report/nvme.py.
 
 ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
+# mode pi (over rxe-pi): a namespace on a scsi_debug disk with DIF and DIX.
+[ "$mode" != pi ] || ULP_MODS="$ULP_MODS scsi_debug sd_mod t10-pi"
 ULP_MEM=1536
 ULP_TIMEOUT=900
 ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-3} mrkit_ab_rounds=${NVME_AB_ROUNDS:-8}"
+# mode pi: MiB per fio job on the namespace with T10-PI (two jobs).
+ULP_CMDLINE="$ULP_CMDLINE nvme_pi_mib=${NVME_PI_MIB:-8}"
 
 # The module's upstream directory in the tree.
 ULP_SRC=drivers/nvme/host

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The nvme-rdma report: VERIFY / FAULT / AB / LOC lines, from measured values.
+"""The nvme-rdma report: VERIFY / FAULT / AB / PI / LOC lines, from measured values.
 
   python3 -m mrkit_report.nvme CONSOLE_LOG BUILD_LOG MODE
 
@@ -11,14 +11,23 @@ BUILD_LOG holds splice.py's "SPLICE-LOC" line: code lines (neither blank
 nor comment-only) of the upstream regions the conversion replaced or
 deleted, and of ours that replaced them.  Exits 1 when a number says the
 run failed: a verify error, too few bytes verified, a leak, a splat, an
-expected run missing, or a port fault without a reconnect.
+expected run missing, or a port fault without a reconnect.  Mode pi
+(over rxe-pi): for each driver, a verify run and its read-back on the
+namespace with T10-PI, as
+
+  PI nvme PROVIDER DRIVER bytes=N errors=N
+
+where a namespace the host saw without integrity counts as an error (the
+run would not have tested PI).
 """
 import re
 import sys
 
 from mrkit_report import fio as fio_report
 
-MIN_BYTES = {"check": 16 << 20, "demo": 256 << 20}
+MIN_BYTES = {"check": 16 << 20, "demo": 256 << 20, "pi": 16 << 20}
+
+
 def errors_of(r):
     """Errors fio reported for one run: verify failures, I/O errors, exits."""
     return (r.get("verify_errors", 0) + r.get("total_err", 0) + r.get("job_errors", 0)
@@ -54,6 +63,25 @@ def main(argv=None):
                   f"and checked in the run, {rb['read_bytes']} in the separate read-back pass)")
             if errs or verified < MIN_BYTES.get(mode, 1):
                 bad.append(f"VERIFY {t} {drv}")
+
+    pis = re.findall(r"NVME pi (\S+) (\S+) integrity=(\S+)", text)
+    for t, drv, fmt in pis:
+        v, rb = runs.get(f"pi-{t}-{drv}"), runs.get(f"pireadback-{t}-{drv}")
+        if v is None or rb is None:
+            bad.append(f"PI {t} {drv}: a run is missing")
+            continue
+        verified = min(v["write_bytes"], v["read_bytes"])
+        errs = errors_of(v) + errors_of(rb) + (rb["read_bytes"] < v["write_bytes"])
+        if not fmt.startswith("T10-DIF"):
+            errs += 1
+            bad.append(f"PI {t} {drv}: the namespace has no T10-PI (integrity {fmt})")
+        print(f"PI nvme {t} {drv} bytes={verified} errors={errs}")
+        print(f"  (fio verify=crc32c on a namespace with {fmt}: {v['write_bytes']} bytes written, "
+              f"{v['read_bytes']} read back in the run, {rb['read_bytes']} in the read-back pass)")
+        if errs or verified < MIN_BYTES["pi"]:
+            bad.append(f"PI {t} {drv}")
+    if mode == "pi" and sorted(d for _, d, _ in pis) != ["mrkit", "stock"]:
+        bad.append("PI: a run per driver expected")
 
     for t, fault, drv, rec, leaks, splats in faults:
         f = runs.get(f"fault-{t}-{fault}-{drv}", {"parse_error": "missing"})

@@ -47,6 +47,37 @@ class NvmeTest(LogTest):
         self.assertIn("portcycle mrkit: no reconnect", out)
 
 
+class NvmePiTest(LogTest):
+    """Mode pi: a PI line per driver; a namespace without PI fails it."""
+
+    def judge(self, fmt="T10-DIF-TYPE1-CRC", drivers=("stock", "mrkit"), errors=0):
+        text = ""
+        for d in drivers:
+            text += (fio_run(f"pi-rxe-pi-{d}", write_ios=9, read_ios=9, write_bytes=16 * MIB,
+                             read_bytes=16 * MIB, verify_errors=errors)
+                     + fio_run(f"pireadback-rxe-pi-{d}", read_ios=9, read_bytes=16 * MIB)
+                     + f"MRKIT-VM NVME pi rxe-pi {d} integrity={fmt} pools: in_use=0\n")
+        log = self.write("c.log", text + "MRKIT-VM NVME end splats=0\n")
+        build = self.write("b.log", "SPLICE-LOC rdma.c upstream=300 ours=350\n")
+        return self.run_main(nvme, [log, build, "pi"])
+
+    def test_both_drivers_pass(self):
+        rc, out = self.judge()
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"PI nvme rxe-pi stock bytes={16 * MIB} errors=0", out)
+        self.assertIn(f"PI nvme rxe-pi mrkit bytes={16 * MIB} errors=0", out)
+
+    def test_no_integrity_or_an_error_or_a_missing_driver_fails(self):
+        rc, out = self.judge(fmt="none")
+        self.assertEqual(rc, 1)
+        self.assertIn("PI nvme rxe-pi mrkit bytes=16777216 errors=1", out)
+        self.assertIn("the namespace has no T10-PI", out)
+        self.assertEqual(self.judge(errors=1)[0], 1)
+        rc, out = self.judge(drivers=("mrkit",))
+        self.assertEqual(rc, 1)
+        self.assertIn("PI: a run per driver expected", out)
+
+
 class IserTest(LogTest):
     def judge(self, leaks=0):
         log = self.write("c.log", (
