@@ -19,11 +19,13 @@
 # Faults: loss1 loss5 delay reorder dup linkflap targetkill as for nvme;
 # linkdown lasts pair_down s past PAIR_TMO: the SCSI command timeout
 # (10 s here) and the 5 s that ib_srp waits for each task management
-# response (the abort's, then the LUN reset's), so that they fail and the
-# host reset reconnects once the wire is back (queued I/O fails after
-# fast_io_fail_tmo); rportdelete: the initiator's target port deleted
-# through sysfs under fio (the disk goes, queued I/O fails).  Block sizes
-# up to 1 MiB, several MRs per request where the pages do not fit one.
+# response, so that the error handler's aborts and LUN reset run while
+# the wire is down; ib_srp has no keep-alive and its RC connection
+# outlives the outage, so they are answered on it once the wire is back
+# (a reconnect is needed only when the target went away); rportdelete:
+# the initiator's target port deleted through sysfs under fio (the disk
+# goes, queued I/O fails).  Block sizes up to 1 MiB, several MRs per
+# request where the pages do not fit one.
 # Both guests boot without IPv6: ib_srpt listens on IPv6's wildcard
 # address when it can, and siw hands such a listener IPv4 connections
 # with v4-mapped addresses, which RDMA/CM refuses (siw_reject() before

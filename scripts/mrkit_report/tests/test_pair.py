@@ -55,6 +55,17 @@ class PairTest(LogTest):
         self.assertEqual(rc, 1)
         self.assertIn("linkdown mrkit: no reconnect", out)
 
+    def test_srp_needs_a_reconnect_after_targetkill_only(self):
+        def text(fault):
+            return (fio_run(f"pair-rxe-{fault}-mrkit", write_ios=5)
+                    + fio_run(f"pair-rxe-{fault}-mrkit-readback", read_ios=5)
+                    + f"MRKIT-VM PAIR fault rxe {fault} mrkit reconnects=0 {FACTS}\n" + END)
+        rc, out = self.report("mrkit:linkdown", text("linkdown"), ulp="srp")
+        self.assertEqual(rc, 0, out)
+        rc, out = self.report("mrkit:targetkill", text("targetkill"), ulp="srp")
+        self.assertEqual(rc, 1)
+        self.assertIn("targetkill mrkit: no reconnect", out)
+
     def test_verify_errors_at_failed_writes_and_eof_do_not_count(self):
         facts = FACTS.replace("verify_inside=0", "verify_inside=1")
         text = (fio_run("pair-rxe-loss5-mrkit", write_ios=5, verify_errors=2)
