@@ -53,6 +53,14 @@
  * are not a power of two from 512 to 4096, lists that do not hold whole
  * blocks) fail the registration with IB_WC_LOC_QP_OP_ERR.
  *
+ * Fault injection.  For tests that PI errors are caught, never delivered:
+ * while the module parameter corrupt is 1, 2 or 3, every protection
+ * block that leaves an integrity MR for the wire (memory to wire) gets
+ * one byte flipped - of its data, its guard or its reference tag - after
+ * the memory domain was checked; the receiving side's check must fail.
+ * corrupted counts the blocks changed.  A tuple or data stretch that a
+ * packet boundary splits is changed in the part that holds the byte.
+ *
  * Serialization.  The data path runs in the tasks of the QP that uses the
  * MR, one at a time per QP; the verbs require an MR to be used by one
  * registration at a time, so the layout and the tuple being assembled need
@@ -61,12 +69,48 @@
  */
 
 #include <linux/crc-t10dif.h>
+#include <linux/moduleparam.h>
 #include <linux/t10-pi.h>
 #include <net/checksum.h>
 
 #include "rxe.h"
 
 #define RXE_PI_TUPLE	sizeof(struct t10_pi_tuple)
+
+/* What leaves for the wire with a flipped byte (see the top of the file). */
+enum {
+	RXE_PI_CORRUPT_NONE,
+	RXE_PI_CORRUPT_DATA,
+	RXE_PI_CORRUPT_GUARD,
+	RXE_PI_CORRUPT_REFTAG,
+};
+
+static int rxe_pi_corrupt;
+module_param_named(corrupt, rxe_pi_corrupt, int, 0644);
+MODULE_PARM_DESC(corrupt, "flip a byte of each block sent: 1 data, 2 guard, 3 ref tag (tests)");
+
+static atomic_t rxe_pi_corrupted = ATOMIC_INIT(0);
+
+static int rxe_pi_corrupted_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&rxe_pi_corrupted));
+}
+
+static const struct kernel_param_ops rxe_pi_corrupted_ops = {
+	.get = rxe_pi_corrupted_get,
+};
+
+module_param_cb(corrupted, &rxe_pi_corrupted_ops, NULL, 0444);
+MODULE_PARM_DESC(corrupted, "blocks sent with a flipped byte so far");
+
+/* Flip byte @at of @buf (@n bytes at offset @k of the field) if asked to. */
+static void rxe_pi_inject(int what, u8 *buf, u32 k, u32 n, u32 at)
+{
+	if (likely(READ_ONCE(rxe_pi_corrupt) != what) || at < k || at >= k + n)
+		return;
+	buf[at - k] ^= 0x01;
+	atomic_inc(&rxe_pi_corrupted);
+}
 
 /* One DMA-mapped stretch of a data or metadata list. */
 struct rxe_pi_seg {
@@ -402,9 +446,14 @@ static int rxe_pi_tuple_bytes(struct rxe_mr *mr, u64 i, u32 k, u8 *buf,
 		return k + n == RXE_PI_TUPLE ? rxe_pi_wire_tuple_in(mr, i) : 0;
 	}
 	err = rxe_pi_wire_tuple(mr, i, &t);
-	if (!err)
-		memcpy(buf, (u8 *)&t + k, n);
-	return err;
+	if (err)
+		return err;
+	memcpy(buf, (u8 *)&t + k, n);
+	rxe_pi_inject(RXE_PI_CORRUPT_GUARD, buf, k, n,
+		      offsetof(struct t10_pi_tuple, guard_tag));
+	rxe_pi_inject(RXE_PI_CORRUPT_REFTAG, buf, k, n,
+		      offsetof(struct t10_pi_tuple, ref_tag));
+	return 0;
 }
 
 /**
@@ -446,6 +495,8 @@ int rxe_pi_copy(struct rxe_mr *mr, u64 iova, void *addr, int length,
 			err = rxe_pi_list_io(&pi->data,
 					     rxe_pi_data_off(pi, i) + r, buf, n,
 					     to_mem);
+			if (!err && !to_mem && pi->wire_pi)
+				rxe_pi_inject(RXE_PI_CORRUPT_DATA, buf, r, n, 0);
 			if (!err && !pi->wire_pi && r + n == pi->interval)
 				err = rxe_pi_mem_only(mr, i, to_mem);
 		} else {

@@ -105,7 +105,8 @@ trace_off() {
 pools() {
 	local f
 	POOLS=
-	for f in in_use stale stale_replaced remote_inv local_inv bogus_inv exhausted; do
+	for f in in_use stale stale_replaced remote_inv local_inv bogus_inv exhausted \
+		 sig_checks sig_errors; do
 		POOLS="$POOLS $f=$(ulp_mrkit_stat $f)"
 	done
 }
@@ -117,6 +118,47 @@ verify_args() {
 	     "--rw=randwrite --bssplit=$BSSPLIT --iodepth=32 --numjobs=2" \
 	     "--size=${1}m --offset_increment=${1}m --verify=crc32c" \
 	     "--randrepeat=1 --verify_fatal=0"
+}
+
+# Corruption on the wire is caught, never delivered: rdma_rxe_pi flips a
+# byte of data, guard or ref tag of every block it sends while its
+# corrupt parameter is set; one 4 KiB direct write, and one read of a
+# block written intact, per kind and round, must fail.  An injection
+# counts only if the provider's corrupted counter moved; a read that
+# succeeds with other data than was written is delivered corruption.
+# Beyond fio's region (2 x nvme_pi_mib MiB).
+PIP=/sys/module/rdma_rxe_pi/parameters
+pi_try() {	# kind dd-arguments...: injected and detected counts
+	local c0 rc=0 k=$1
+	shift
+	c0=$(cat $PIP/corrupted)
+	echo "$k" > $PIP/corrupt
+	dd "$@" bs=4096 count=1 2> /dev/null || rc=1
+	echo 0 > $PIP/corrupt
+	[ "$(cat $PIP/corrupted)" != "$c0" ] && PI_INJ=$((PI_INJ + 1))
+	return $rc
+}
+
+pi_errors() {	# driver
+	local r k b
+	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0
+	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
+	for r in 1 2; do
+		for k in 1 2 3; do
+			b=$((51200 + r * 8 + k * 2))
+			PI_TRIED=$((PI_TRIED + 2))
+			pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
+				PI_DET=$((PI_DET + 1))
+			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
+				2> /dev/null || say "NVME note: pi ($1): an intact write failed"
+			if pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
+				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
+			else
+				PI_DET=$((PI_DET + 1))
+			fi
+		done
+	done
+	say "NVME pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"
 }
 
 # Write, verify, then read everything back in a second pass; with pi, on
@@ -137,6 +179,7 @@ run_verify() {	# driver MiB-per-job [pi]
 	ulp_fio "$v-$t-$1" $(verify_args "$2") --do_verify=1
 	# shellcheck disable=SC2046
 	ulp_fio "$rb-$t-$1" $(verify_args "$2") --verify_only=1
+	[ -z "$fmt" ] || pi_errors "$1"
 	pools
 	if [ -n "$fmt" ]; then
 		say "NVME pi $t $1 integrity=$fmt pools:$POOLS"

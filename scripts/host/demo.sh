@@ -36,7 +36,9 @@
 # nvmet-rdma with pi_enable, on a namespace over a scsi_debug disk with
 # DIF type 1 and DIX, over rdma_rxe_pi (rxe with integrity MRs, built at
 # build time): fio verify (128 MiB) with the block layer generating and
-# checking the protection information; PI lines.
+# checking the protection information; then single-block writes and reads
+# with data, guard or ref tag corrupted on the wire, each of which must
+# fail; PI and PIERR lines.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)

@@ -18,7 +18,16 @@ namespace with T10-PI, as
   PI nvme PROVIDER DRIVER bytes=N errors=N
 
 where a namespace the host saw without integrity counts as an error (the
-run would not have tested PI).
+run would not have tested PI), and
+
+  PIERR nvme PROVIDER DRIVER injected=N detected=N delivered_corrupt=N
+
+for the single-block writes and reads that rdma_rxe_pi sent with a byte
+of data, guard or ref tag flipped: each must have failed (detected equal
+to injected, every attempt injected), none may have returned other data
+than was written; with mrkit's driver, its integrity pools must have
+reported signature errors (sig_errors: the reads' corruption, which the
+host's own MRs catch).
 """
 import re
 import sys
@@ -82,6 +91,19 @@ def main(argv=None):
             bad.append(f"PI {t} {drv}")
     if mode == "pi" and sorted(d for _, d, _ in pis) != ["mrkit", "stock"]:
         bad.append("PI: a run per driver expected")
+    errs = re.findall(r"NVME pierr (\S+) (\S+) tried=(\d+) injected=(\d+) detected=(\d+) "
+                      r"delivered_corrupt=(\d+)", text)
+    for t, drv, tried, inj, det, corrupt in errs:
+        print(f"PIERR nvme {t} {drv} injected={inj} detected={det} delivered_corrupt={corrupt}")
+        if int(tried) == 0 or inj != tried or det != inj or int(corrupt):
+            bad.append(f"PIERR {t} {drv}: {tried} tried, {inj} injected, {det} detected, "
+                       f"{corrupt} delivered corrupt")
+    sig = dict(re.findall(r"NVME pi (\S+) mrkit integrity=\S+ pools:.*?sig_errors=(\d+)", text))
+    for t, drv, *_ in errs:
+        if drv == "mrkit" and not int(sig.get(t, 0)):
+            bad.append(f"PIERR {t} mrkit: its integrity pools reported no signature error")
+    if mode == "pi" and sorted(d for _, d, *_ in errs) != ["mrkit", "stock"]:
+        bad.append("PIERR: a run per driver expected")
 
     for t, fault, drv, rec, leaks, splats in faults:
         f = runs.get(f"fault-{t}-{fault}-{drv}", {"parse_error": "missing"})

@@ -50,13 +50,16 @@ class NvmeTest(LogTest):
 class NvmePiTest(LogTest):
     """Mode pi: a PI line per driver; a namespace without PI fails it."""
 
-    def judge(self, fmt="T10-DIF-TYPE1-CRC", drivers=("stock", "mrkit"), errors=0):
+    def judge(self, fmt="T10-DIF-TYPE1-CRC", drivers=("stock", "mrkit"), errors=0,
+              pierr="tried=12 injected=12 detected=12 delivered_corrupt=0", sig_errors=6):
         text = ""
         for d in drivers:
             text += (fio_run(f"pi-rxe-pi-{d}", write_ios=9, read_ios=9, write_bytes=16 * MIB,
                              read_bytes=16 * MIB, verify_errors=errors)
                      + fio_run(f"pireadback-rxe-pi-{d}", read_ios=9, read_bytes=16 * MIB)
-                     + f"MRKIT-VM NVME pi rxe-pi {d} integrity={fmt} pools: in_use=0\n")
+                     + f"MRKIT-VM NVME pierr rxe-pi {d} {pierr}\n"
+                     + f"MRKIT-VM NVME pi rxe-pi {d} integrity={fmt} pools: in_use=0 "
+                     f"sig_checks=9 sig_errors={sig_errors}\n")
         log = self.write("c.log", text + "MRKIT-VM NVME end splats=0\n")
         build = self.write("b.log", "SPLICE-LOC rdma.c upstream=300 ours=350\n")
         return self.run_main(nvme, [log, build, "pi"])
@@ -76,6 +79,20 @@ class NvmePiTest(LogTest):
         rc, out = self.judge(drivers=("mrkit",))
         self.assertEqual(rc, 1)
         self.assertIn("PI: a run per driver expected", out)
+
+    def test_pierr_needs_every_injection_detected_and_nothing_delivered(self):
+        rc, out = self.judge()
+        self.assertIn("PIERR nvme rxe-pi mrkit injected=12 detected=12 delivered_corrupt=0", out)
+        for pierr in ("tried=12 injected=12 detected=11 delivered_corrupt=0",
+                      "tried=12 injected=11 detected=11 delivered_corrupt=0",
+                      "tried=12 injected=12 detected=11 delivered_corrupt=1",
+                      "tried=0 injected=0 detected=0 delivered_corrupt=0"):
+            rc, out = self.judge(pierr=pierr)
+            self.assertEqual(rc, 1, pierr)
+            self.assertIn("nvme-report: FAILED: PIERR rxe-pi", out)
+        rc, out = self.judge(sig_errors=0)
+        self.assertEqual(rc, 1)
+        self.assertIn("PIERR rxe-pi mrkit: its integrity pools reported no signature error", out)
 
 
 class IserTest(LogTest):
