@@ -105,7 +105,21 @@ drv_down() {
 	ulp_wait 100 rmmod ib_srp 2> /dev/null
 }
 
-drv_reconnects() { reconnects; }
+# Reconnects so far, once every target port ib_srp still has is running
+# again (bounded): after a target came back, ib_srp reconnects in its own
+# time (every reconnect_delay s), after fio has ended.
+rports_running() {
+	local s
+	for s in /sys/class/srp_remote_ports/port-*/state; do
+		[ -e "$s" ] || continue
+		[ "$(cat "$s")" = running ] || return 1
+	done
+}
+drv_reconnects() {
+	ulp_wait 600 rports_running ||
+		say "PAIR note: srp: a target port not running after 60 s: $(cat /sys/class/srp_remote_ports/port-*/state)"
+	reconnects
+}
 drv_written_mib() { pair_disk_written_mib; }
 drv_mrs() {
 	ulp_wait 50 test "$(ini_mrs)" = 0
