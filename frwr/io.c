@@ -286,7 +286,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
 			mrkit_mr_put_valid(mr);
 		else if (give == MRKIT_GIVE_RETIRED)
-			mrkit_mr_put_own(mr);
+			__mrkit_mr_put_own(mr);
 		else
 			mrkit_mr_put(mr);
 	}

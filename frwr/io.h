@@ -9,6 +9,7 @@
 #define _MRKIT_FRWR_IO_H
 
 #include "mrkit_priv.h"
+#include "mrpool/pool.h"
 
 int mrkit_io_refuse(const struct mrkit_io *io, const char *what, int err);
 int mrkit_io_map_refused(const struct mrkit_io *io, bool integrity);
@@ -131,7 +132,7 @@ static __always_inline struct mrkit_mr *mrkit_io_take(struct mrkit_io *io)
 	struct mrkit_mr *mr = io->cache;
 
 	if (!mr)
-		return mrkit_mr_get(io->pool);
+		return __mrkit_mr_get(io->pool);
 	io->cache = mr->io_next;
 	mr->io_next = NULL;
 	mrkit_mr_unkeep(mr);

@@ -83,9 +83,8 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
-#include <trace/events/mrkit.h>
+#include "mrpool/pool.h"
 
-#define MRKIT_HEAD_NIL		0xffffU
 /* Above this max_sge_rd, devices are fastest with MRs of max_sge_rd pages. */
 #define MRKIT_SGE_RD_QUIRK	16
 
@@ -132,63 +131,6 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_live_objects);
 unsigned long mrkit_rmw_ops;
 EXPORT_SYMBOL_IF_KUNIT(mrkit_rmw_ops);
 #endif
-
-static inline u64 mrkit_head_pack(u32 top, u32 count, u32 tag)
-{
-	return (u64)tag << 32 | (u64)(count & 0xffff) << 16 | (top & 0xffff);
-}
-
-static inline u32 mrkit_head_top(u64 head)
-{
-	return head & 0xffff;
-}
-
-static inline u32 mrkit_head_count(u64 head)
-{
-	return (head >> 16) & 0xffff;
-}
-
-static inline u32 mrkit_head_tag(u64 head)
-{
-	return head >> 32;
-}
-
-static __always_inline void mrkit_push(struct mrkit_pool *pool,
-				       struct mrkit_mr *mr)
-{
-	s64 old = atomic64_read(&pool->head);
-	u64 new;
-
-	do {
-		mr->next_free = mrkit_head_top(old);
-		new = mrkit_head_pack(mr->idx, mrkit_head_count(old) + 1,
-				      mrkit_head_tag(old) + 1);
-		mrkit_rmw(1);
-	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
-}
-
-/* Returns NULL when the stack is empty. */
-static __always_inline struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool,
-						  u32 *nfree)
-{
-	s64 old = atomic64_read(&pool->head);
-	struct mrkit_mr *mr;
-	u64 new;
-
-	do {
-		u32 top = mrkit_head_top(old);
-
-		if (top == MRKIT_HEAD_NIL)
-			return NULL;
-		mr = READ_ONCE(pool->descs[top]);
-		new = mrkit_head_pack(READ_ONCE(mr->next_free),
-				      mrkit_head_count(old) - 1,
-				      mrkit_head_tag(old) + 1);
-		mrkit_rmw(1);
-	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
-	*nfree = mrkit_head_count(new);
-	return mr;
-}
 
 static u32 mrkit_pool_in_use(struct mrkit_pool *pool)
 {
@@ -495,7 +437,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool, struct llist_node *list)
 	}
 }
 
-static void mrkit_pool_wake(struct mrkit_pool *pool)
+void mrkit_pool_wake(struct mrkit_pool *pool)
 {
 	void (*notify)(struct mrkit_pool *pool, void *ctx);
 
@@ -838,7 +780,7 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 
 /* A get left fewer descriptors free than ever since the last growth. */
-static void __cold mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree)
+void __cold mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree)
 {
 	u32 used = READ_ONCE(pool->nr_alloc) - nfree -
 		   atomic_read(&pool->nr_stale);
@@ -858,6 +800,32 @@ static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
 		queue_work(mrkit_wq, &pool->work);
 	}
 	return ERR_PTR(-EAGAIN);
+}
+
+/*
+ * The uncommon cases of __mrkit_mr_get(): a destroyed pool, or a stack
+ * found empty - then the pool is marked starved and looked at once more,
+ * so that a put racing with the first look wakes nobody in vain.
+ */
+struct mrkit_mr * __cold mrkit_mr_get_slow(struct mrkit_pool *pool)
+{
+	struct mrkit_mr *mr;
+	u32 nfree;
+
+	if (READ_ONCE(pool->dying)) {
+		mrkit_pool_err(pool, "get after destroy\n");
+		return ERR_PTR(-ENODEV);
+	}
+	mr = mrkit_pop(pool, &nfree);
+	if (!mr) {
+		WRITE_ONCE(pool->starved, true);
+		/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
+		smp_mb();
+		mr = mrkit_pop(pool, &nfree);
+		if (!mr)
+			return mrkit_pool_empty(pool);
+	}
+	return mrkit_mr_got(pool, mr, nfree);
 }
 
 /**
@@ -880,28 +848,7 @@ static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
  */
 struct mrkit_mr *mrkit_mr_get(struct mrkit_pool *pool)
 {
-	struct mrkit_mr *mr;
-	u32 nfree;
-
-	if (unlikely(READ_ONCE(pool->dying))) {
-		mrkit_pool_err(pool, "get after destroy\n");
-		return ERR_PTR(-ENODEV);
-	}
-	mr = mrkit_pop(pool, &nfree);
-	if (unlikely(!mr)) {
-		WRITE_ONCE(pool->starved, true);
-		/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
-		smp_mb();
-		mr = mrkit_pop(pool, &nfree);
-		if (!mr)
-			return mrkit_pool_empty(pool);
-	}
-	atomic_set(&mr->state, MRKIT_MR_RESERVED);
-	trace_mrkit_mr_get(mr);
-	/* The head's line is ours already: no other line is written. */
-	if (unlikely(nfree < READ_ONCE(pool->low_free)))
-		mrkit_pool_new_low(pool, nfree);
-	return mr;
+	return __mrkit_mr_get(pool);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_mr_get, MRKIT);
 
@@ -910,28 +857,10 @@ EXPORT_SYMBOL_NS_GPL(mrkit_mr_get, MRKIT);
  * llist_add() is the last access to the pool - destroy may free it at once
  * - and wake_up_var() only hashes the address.
  */
-static int mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr)
+void mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr)
 {
 	llist_add(&mr->retire_node, &pool->returned);
 	wake_up_var(&pool->returned);
-	return 0;
-}
-
-/* The last step of every put of a reusable descriptor (now FREE). */
-static __always_inline int mrkit_mr_push_free(struct mrkit_pool *pool,
-					      struct mrkit_mr *mr)
-{
-	trace_mrkit_mr_put(mr);
-	rcu_read_lock();
-	if (unlikely(READ_ONCE(pool->dying))) {
-		mrkit_mr_put_returned(pool, mr);
-	} else {
-		mrkit_push(pool, mr);
-		if (unlikely(READ_ONCE(pool->starved)))
-			mrkit_pool_wake(pool);
-	}
-	rcu_read_unlock();
-	return 0;
 }
 
 /* A stale descriptor given back (now RETIRING): deregister and replace it. */
@@ -1016,10 +945,7 @@ EXPORT_SYMBOL_NS_GPL(mrkit_mr_put, MRKIT);
  */
 int mrkit_mr_put_own(struct mrkit_mr *mr)
 {
-	if (unlikely(atomic_read(&mr->state) != MRKIT_MR_RESERVED))
-		return mrkit_mr_put(mr);
-	atomic_set(&mr->state, MRKIT_MR_FREE);
-	return mrkit_mr_push_free(mr->pool, mr);
+	return __mrkit_mr_put_own(mr);
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_put_own);
 

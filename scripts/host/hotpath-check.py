@@ -20,11 +20,10 @@ ENTRIES = [
     "mrkit_io_map", "mrkit_io_segs", "mrkit_io_post", "mrkit_io_invalidate",
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
-# Out-of-line by design on the taken path: the pool's get and put, and
-# the finish the completion calls.
+# Out-of-line by design on the taken path: the finish the completion
+# calls, and the puts and keeps of the lazy and caching variants.
 HOT = {
-    "mrkit_mr_get", "mrkit_io_finish", "mrkit_mr_put_own",
-    "mrkit_mr_put_valid", "mrkit_mr_put", "mrkit_mr_keep",
+    "mrkit_io_finish", "mrkit_mr_put_valid", "mrkit_mr_put", "mrkit_mr_keep",
 }
 # Reachable only on failures, exhaustion, protection and diagnostics.
 COLD = {
@@ -37,6 +36,7 @@ COLD = {
     "mrkit_mr_check_pi", "mrkit_pi_decode", "mrkit_mr_state_name",
     "mrkit_wr_posted", "mrkit_caller_bad", "mrkit_io_notify", "mrkit_mr_give",
     "mrkit_io_check_pi_all", "mrkit_sg_chained", "mrkit_io_map_refused",
+    "mrkit_mr_get_slow",
 }
 
 

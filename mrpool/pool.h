@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The inline half of the pool (mrpool/pool.c): the free stack, and the get
+ * and put of a descriptor that an I/O takes on every use.  frwr/ inlines
+ * them so that one I/O's get and put are a cmpxchg each and no call; the
+ * exported mrkit_mr_get() and mrkit_mr_put_own() are the same code out of
+ * line.  Everything that is not the common case - a dying, empty or
+ * starved pool, a descriptor that is not RESERVED - is a call into
+ * pool.c.  Like the rest of the pool, nothing here knows WRs, protection
+ * or the I/O.
+ */
+#ifndef _MRKIT_MRPOOL_POOL_H
+#define _MRKIT_MRPOOL_POOL_H
+
+#include <linux/rcupdate.h>
+
+#include "mrkit_priv.h"
+#include <trace/events/mrkit.h>
+
+/*
+ * The head of the free stack, one 64-bit word: the top descriptor's index,
+ * the free count and an ABA tag that every change increments.
+ */
+#define MRKIT_HEAD_NIL		0xffffU
+
+static inline u64 mrkit_head_pack(u32 top, u32 count, u32 tag)
+{
+	return (u64)tag << 32 | (u64)(count & 0xffff) << 16 | (top & 0xffff);
+}
+
+static inline u32 mrkit_head_top(u64 head)
+{
+	return head & 0xffff;
+}
+
+static inline u32 mrkit_head_count(u64 head)
+{
+	return (head >> 16) & 0xffff;
+}
+
+static inline u32 mrkit_head_tag(u64 head)
+{
+	return head >> 32;
+}
+
+static __always_inline void mrkit_push(struct mrkit_pool *pool,
+				       struct mrkit_mr *mr)
+{
+	s64 old = atomic64_read(&pool->head);
+	u64 new;
+
+	do {
+		mr->next_free = mrkit_head_top(old);
+		new = mrkit_head_pack(mr->idx, mrkit_head_count(old) + 1,
+				      mrkit_head_tag(old) + 1);
+		mrkit_rmw(1);
+	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
+}
+
+/* Returns NULL when the stack is empty. */
+static __always_inline struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool,
+						  u32 *nfree)
+{
+	s64 old = atomic64_read(&pool->head);
+	struct mrkit_mr *mr;
+	u64 new;
+
+	do {
+		u32 top = mrkit_head_top(old);
+
+		if (top == MRKIT_HEAD_NIL)
+			return NULL;
+		mr = READ_ONCE(pool->descs[top]);
+		new = mrkit_head_pack(READ_ONCE(mr->next_free),
+				      mrkit_head_count(old) - 1,
+				      mrkit_head_tag(old) + 1);
+		mrkit_rmw(1);
+	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
+	*nfree = mrkit_head_count(new);
+	return mr;
+}
+
+struct mrkit_mr *mrkit_mr_get_slow(struct mrkit_pool *pool);
+void mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree);
+void mrkit_pool_wake(struct mrkit_pool *pool);
+void mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr);
+
+/* A descriptor just popped with @nfree left: it is the getter's now. */
+static __always_inline struct mrkit_mr *mrkit_mr_got(struct mrkit_pool *pool,
+						     struct mrkit_mr *mr,
+						     u32 nfree)
+{
+	atomic_set(&mr->state, MRKIT_MR_RESERVED);
+	trace_mrkit_mr_get(mr);
+	/* The head's line is ours already: no other line is written. */
+	if (unlikely(nfree < READ_ONCE(pool->low_free)))
+		mrkit_pool_new_low(pool, nfree);
+	return mr;
+}
+
+/**
+ * __mrkit_mr_get - mrkit_mr_get(), inline
+ * @pool: the pool
+ *
+ * Context: any.
+ * Return: as mrkit_mr_get().
+ */
+static __always_inline struct mrkit_mr *__mrkit_mr_get(struct mrkit_pool *pool)
+{
+	struct mrkit_mr *mr;
+	u32 nfree;
+
+	if (unlikely(READ_ONCE(pool->dying)))
+		return mrkit_mr_get_slow(pool);
+	mr = mrkit_pop(pool, &nfree);
+	if (unlikely(!mr))
+		return mrkit_mr_get_slow(pool);
+	return mrkit_mr_got(pool, mr, nfree);
+}
+
+/* The last step of every put of a reusable descriptor (now FREE). */
+static __always_inline int mrkit_mr_push_free(struct mrkit_pool *pool,
+					      struct mrkit_mr *mr)
+{
+	trace_mrkit_mr_put(mr);
+	rcu_read_lock();
+	if (unlikely(READ_ONCE(pool->dying))) {
+		mrkit_mr_put_returned(pool, mr);
+	} else {
+		mrkit_push(pool, mr);
+		if (unlikely(READ_ONCE(pool->starved)))
+			mrkit_pool_wake(pool);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+/**
+ * __mrkit_mr_put_own - mrkit_mr_put_own(), inline
+ * @mr: a descriptor of an I/O whose finishing chain completed successfully
+ *
+ * Context: any.
+ * Return: as mrkit_mr_put().
+ */
+static __always_inline int __mrkit_mr_put_own(struct mrkit_mr *mr)
+{
+	if (unlikely(atomic_read(&mr->state) != MRKIT_MR_RESERVED))
+		return mrkit_mr_put(mr);
+	atomic_set(&mr->state, MRKIT_MR_FREE);
+	return mrkit_mr_push_free(mr->pool, mr);
+}
+
+#endif /* _MRKIT_MRPOOL_POOL_H */
