@@ -51,6 +51,13 @@
  * 100,000), at least 0.2.  A sample taken while interrupts were off is
  * delivered when they come back on, with no instruction pointer: it is
  * counted as "(irqs off)".
+ *
+ * W3ICOUNT counts instead of sampling: scripts/host/icount.py runs the UML
+ * kernel under gdb, stops at the entry of one cycle of each
+ * implementation and single-steps to its end, attributing every
+ * instruction to its function.  The same build gives the same count on
+ * every run, so two builds' counts differ by what changed between them,
+ * where timed ratios move with the machine.
  */
 
 #include <kunit/test.h>
@@ -547,6 +554,30 @@ static void w3_count(struct kunit *test, struct w3 *b, unsigned int pages)
 	}
 }
 
+/*
+ * A W3 bench with the stand-in send queue in place of the device's, for
+ * the length of one test; w3_end() gives the device its post_send back,
+ * so no assertion may stop a test between the two.
+ */
+static struct w3 *w3_begin(struct kunit *test)
+{
+	struct w3 *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	w3_setup(test, b);
+	w3_cur = b;
+	b->real_post_send = b->dev->ops.post_send;
+	b->dev->ops.post_send = w3_post_send;
+	return b;
+}
+
+static void w3_end(struct w3 *b)
+{
+	w3_teardown(b);
+	b->dev->ops.post_send = b->real_post_send;
+	w3_cur = NULL;
+}
+
 static void bench_w3_test(struct kunit *test)
 {
 	static const unsigned int sizes[] = { 1, 16, 256 };
@@ -554,15 +585,7 @@ static void bench_w3_test(struct kunit *test)
 	unsigned int v, z, i;
 	struct w3 *b;
 
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	w3_setup(test, b);
-
-	/* The stand-in send queue, for this test only. */
-	w3_cur = b;
-	b->real_post_send = b->dev->ops.post_send;
-	b->dev->ops.post_send = w3_post_send;
-
+	b = w3_begin(test);
 	/* No assertion from here on: the device must get its post_send back. */
 	KUNIT_EXPECT_EQ(test, register_trace_kmalloc(w3_probe_kmalloc, NULL), 0);
 	KUNIT_EXPECT_EQ(test, register_trace_kmem_cache_alloc(w3_probe_cache,
@@ -609,9 +632,7 @@ static void bench_w3_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ_MSG(test, b->bad, 0UL,
 			    "a cycle failed (rdma_rw without ib_core.force_mr=1?)");
-	w3_teardown(b);
-	b->dev->ops.post_send = b->real_post_send;
-	w3_cur = NULL;
+	w3_end(b);
 }
 
 /* W3PROF: the sampling profile of one implementation's cycle. */
@@ -739,19 +760,14 @@ static void bench_w3_profile_test(struct kunit *test)
 	struct prof *p;
 	struct w3 *b;
 
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->ip = kunit_kcalloc(test, PROF_MAX_SAMPLES, sizeof(*p->ip),
 			      GFP_KERNEL);
 	p->fns = kunit_kcalloc(test, PROF_MAX_FNS, sizeof(*p->fns), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p->ip);
 	KUNIT_ASSERT_NOT_NULL(test, p->fns);
-	w3_setup(test, b);
-	w3_cur = b;
-	b->real_post_send = b->dev->ops.post_send;
-	b->dev->ops.post_send = w3_post_send;
+	b = w3_begin(test);
 	/* No assertion from here on: the device must get its post_send back. */
 	for (i = 0; i < ARRAY_SIZE(runs); i++) {
 		b->variant = runs[i].variant;
@@ -759,15 +775,62 @@ static void bench_w3_profile_test(struct kunit *test)
 		w3_profile(b, p, runs[i].impl, ms);
 	}
 	KUNIT_EXPECT_EQ(test, b->bad, 0UL);
-	w3_teardown(b);
-	b->dev->ops.post_send = b->real_post_send;
-	w3_cur = NULL;
+	w3_end(b);
+}
+
+/*
+ * W3ICOUNT: one cycle of @impl, for scripts/host/icount.py.  A debugger
+ * stops here and single-steps until it returns, counting the instructions
+ * each function executes: a figure with no noise, where the timed
+ * figures have some.  Out of line, so that its arguments are in
+ * registers when it is entered; they are checked, so they stay there.
+ */
+static noinline void w3_icount_cycle(struct w3 *b, enum w3_impl impl,
+				     unsigned int variant, unsigned int pages)
+{
+	if (variant != b->variant || pages != b->nents)
+		b->bad++;
+	w3_once(b, impl);
+}
+
+/*
+ * Every variant at one and 16 pages, each implementation: warmed, then
+ * one cycle through w3_icount_cycle().  Run alone, without a debugger,
+ * it checks that every such cycle works.
+ */
+static void bench_w3_icount_test(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 1, 16 };
+	static const enum w3_impl impls[] = {
+		W3_FENCE, W3_LAZY, W3_CACHED, W3_NVME,
+	};
+	unsigned int v, z, i, k;
+	struct w3 *b;
+
+	b = w3_begin(test);
+	/* No assertion from here on: the device must get its post_send back. */
+	for (v = 0; v < W3V_NR; v++) {
+		b->variant = v;
+		for (z = 0; z < ARRAY_SIZE(sizes); z++) {
+			w3_sg(b, sizes[z]);
+			for (i = 0; i < ARRAY_SIZE(impls); i++) {
+				for (k = 0; k < 64; k++)
+					w3_once(b, impls[i]);
+				w3_icount_cycle(b, impls[i], v, b->nents);
+			}
+		}
+	}
+	kunit_info(test, "BENCH ICOUNT cycles=%zu\n",
+		   W3V_NR * ARRAY_SIZE(sizes) * ARRAY_SIZE(impls));
+	KUNIT_EXPECT_EQ(test, b->bad, 0UL);
+	w3_end(b);
 }
 
 static struct kunit_case mrkit_bench_rdma_cases[] = {
 	KUNIT_CASE_PARAM(bench_w2_rdma_test, mrk_kind_gen_params),
 	KUNIT_CASE(bench_w3_test),
 	KUNIT_CASE(bench_w3_profile_test),
+	KUNIT_CASE(bench_w3_icount_test),
 	{}
 };
 

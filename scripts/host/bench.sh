@@ -15,7 +15,8 @@
 #    ib_mr_pool, W2 map vs bare ib_map_mr_sg (fake device, rxe, siw), W3
 #    the full registration cycle on rxe vs the nvme-rdma-style path (local
 #    and remote invalidation, list DMA-mapped by mrkit or by the caller),
-#    memory per descriptor;
+#    memory per descriptor; and the instructions one W3 cycle executes,
+#    per function, counted under gdb (scripts/host/icount.sh, W3ICOUNT);
 #  - the qemu guest (Debian's kernel, 2 vCPUs, TCG): W1 with get and put on
 #    one CPU and across CPUs (bench/bench_smp.c), and W3 on a loopback RC
 #    connection on rxe, completions on the submitting CPU and across CPUs
@@ -23,7 +24,7 @@
 #  - end to end, A/B: the stock ULP modules against the kernel's ULPs
 #    converted to mrkit (nvme-rdma, NFS/RDMA, iSER, SRP), one guest boot
 #    per transport (rxe, siw; SRP over rxe only), interleaved.
-# Prints PARITY, MEMORY, ATOMICS (the sanitizer build's counts), the goals
+# Prints PARITY, ICOUNT, MEMORY, ATOMICS (the sanitizer build's counts), the goals
 # and a COST line for each goal not met;
 # writes .check/bench-results.json (machine, kernels, date, commit, every
 # figure with its interval); make bench-table turns such a file into the
@@ -64,6 +65,8 @@ if [[ $parts == *" uml "* ]]; then
 	# build (CONFIG_MRKIT_COUNT_RMW), never in a timed one.
 	MRKIT_KUNIT_FILTER='mrkit_bench*' nice -n 10 "$proj/scripts/host/kunit.sh" debug \
 		> "$out/bench-atomics.out" 2>&1 || { tail -n 30 "$out/bench-atomics.out"; exit 1; }
+	# The same build's cycles counted instruction by instruction.
+	"$proj/scripts/host/icount.sh" "$out/bench-icount.log" || exit 1
 	grep -q ' PAIR W3 ' "$out/bench-uml.log" ||
 		{ echo "bench: no W3 figure in the UML log (.check/bench-uml.log)"; exit 1; }
 	# Every suite ran in this non-debug build (make check runs them in the
@@ -83,7 +86,7 @@ fi
 
 PYTHONPATH="$proj/scripts" python3 -m mrkit_report.bench parse --uml "$out/bench-uml.log" \
 	--vm "$out/vm-bench.log" --atomics "$out/kunit-debug-kernel.log" \
-	--out "$out/bench-results.json"
+	--icount "$out/bench-icount.log" --out "$out/bench-results.json"
 [[ $parts == *" ab "* ]] || exit 0
 
 # One converted ULP's A/B: ab_ulp ULP TITLE LEGEND LINES [TRANSPORTS]

@@ -13,7 +13,7 @@
 #     deb      make dkms-deb: debhelper, dh-dkms (dpkg-buildpackage)
 #     check    make check, demo, bench, faults: all of the above, sparse,
 #              the UML kernel's build tools, Debian's 6.12 headers and
-#              linux-source-6.12
+#              linux-source-6.12, gdb (make bench's instruction counts)
 set -euo pipefail
 
 build="make gcc linux-headers-amd64 kmod"
@@ -22,7 +22,7 @@ vm="$build linux-source-6.1 xz-utils python3 qemu-system-x86 busybox-static cpio
     iproute2 e2fsprogs util-linux"
 deb="git dpkg-dev debhelper dh-dkms"
 check="$build $patches $vm $deb sparse flex bison bc gcc-aarch64-linux-gnu
-       linux-headers-6.12-amd64 linux-source-6.12 debootstrap"
+       linux-headers-6.12-amd64 linux-source-6.12 debootstrap gdb"
 
 missing() {
 	local p

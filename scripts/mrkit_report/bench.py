@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make bench's report, from the benchmarks' raw per-burst lines.
 
-  python3 -m mrkit_report.bench parse --uml LOG --vm LOG [--atomics LOG] --out RESULTS.json [--proj DIR]
+  python3 -m mrkit_report.bench parse --uml LOG --vm LOG [--atomics LOG] [--icount LOG]
+          --out RESULTS.json [--proj DIR]
       every figure (PARITY lines: the median of the paired ratios, its 95%
-      bootstrap interval, the extra ns per operation), MEMORY, the goals
+      bootstrap interval, the extra ns per operation), the instructions of
+      one cycle (ICOUNT lines, from scripts/host/icount.sh), MEMORY, the goals
       as met / not met from the intervals' upper bounds, and for each goal
       not met a COST line saying what is left, from this run's figures;
       all of it, with the machine, the kernels, the date and the commit,
@@ -161,6 +163,53 @@ def profile_line(p, top=8):
             f"top={fns}")
 
 
+_ICOUNT = re.compile(r"^ICOUNT (W\d\w*) (\S+) pages=(\d+) (\S+) insns=(\d+) mrkit=(\d+) top=(\S*)")
+
+
+def icounts(lines):
+    """W3ICOUNT's counted cycles, each with its ratio to the baseline's count.
+
+    insns: every instruction the cycle executed; mrkit: those in mrkit's
+    functions; top: the functions that executed most, with their counts.
+    """
+    out = {}
+    for line in lines:
+        m = _ICOUNT.search(line)
+        if not m:
+            continue
+        w, var, pages, impl, insns, mrkit, top = m.groups()
+        fns = [(f, int(k)) for f, k in (t.rsplit(":", 1) for t in top.split(",") if ":" in t)]
+        out[(w, var, int(pages), impl)] = {"w": w, "variant": var, "pages": int(pages), "impl": impl,
+                                           "insns": int(insns), "mrkit": int(mrkit), "fns": fns}
+    for c in out.values():
+        base = out.get((c["w"], c["variant"], c["pages"], BASELINE.get(c["w"])))
+        if base and c is not base and base["insns"]:
+            c["base_insns"] = base["insns"]
+            c["ratio"] = c["insns"] / base["insns"]
+    return list(out.values())
+
+
+def icount_line(c, top=6):
+    """One counted cycle: its instructions, mrkit's share, the ratio, the top functions."""
+    fns = ",".join(f"{f}:{k}" for f, k in c["fns"][:top])
+    ratio = (f" ratio={c['ratio']:.3f} base={BASELINE.get(c['w'])} base_insns={c['base_insns']}"
+             if "ratio" in c else "")
+    return (f"ICOUNT {c['w']} {c['variant']} pages={c['pages']} {c['impl']} insns={c['insns']} "
+            f"mrkit={c['mrkit']}{ratio} top={fns}")
+
+
+def icount_cost(counts, variant, pages, impl):
+    """The COST line's instruction count of one W3 figure, or None."""
+    c = next((c for c in counts if (c["w"], c["variant"], c["pages"], c["impl"]) ==
+              ("W3", variant, pages, impl) and "ratio" in c), None)
+    if not c:
+        return None
+    mine = ", ".join(f"{f} {k}" for f, k in c["fns"] if f.startswith(("mrkit_", "__mrkit_")))
+    return (f"counted (W3ICOUNT, {variant}, pages={pages}), one {impl} cycle executes {c['insns']} "
+            f"instructions against nvme_style's {c['base_insns']} ({c['ratio']:.3f} x); {c['mrkit']} of "
+            f"them in mrkit's functions ({mine}): parity needs {c['insns'] - c['base_insns']} fewer")
+
+
 def profile_cost(profs, variant, impl):
     """The COST line's profile of one W3 figure against the baseline's, or None."""
     sel = {p["impl"]: p for p in profs if p["w"] == "W3" and p["variant"] == variant}
@@ -174,7 +223,7 @@ def profile_cost(profs, variant, impl):
             f"nvme_style's {base['ns_per_io']:.1f} ns per I/O in all")
 
 
-def costs(goal, limit, bad, figs, mem, stages=(), profs=()):
+def costs(goal, limit, bad, figs, mem, stages=(), profs=(), counts=()):
     """What is left of one unmet goal: lines from this run's figures."""
     out = []
     worst = max(bad, key=lambda f: f["ratio"])
@@ -200,6 +249,9 @@ def costs(goal, limit, bad, figs, mem, stages=(), profs=()):
         prof = profile_cost(profs, var, worst["impl"]) or profile_cost(profs, "local_inv", worst["impl"])
         if prof:
             out.append(f"COST {goal}: {prof}")
+        counted = icount_cost(counts, var, worst["pages"], worst["impl"])
+        if counted:
+            out.append(f"COST {goal}: {counted}")
     elif worst["w"] == "W2":
         dev, lay = worst["variant"].split("_", 1)
         one = find(figs, "W2", worst["variant"], 1, worst["impl"])
@@ -226,6 +278,7 @@ def parse(args):
         return open(path, errors="replace").read().splitlines()
 
     uml, vm, atom = read(args.uml), read(args.vm), read(args.atomics)
+    counts = icounts(read(args.icount))
     figs = figures(uml + vm)
     res = {
         "machine": machine(),
@@ -253,6 +306,9 @@ def parse(args):
         print(stage_line(f))
     for p in profs:
         print(profile_line(p))
+    res["icount"] = counts
+    for c in counts:
+        print(icount_line(c))
     mem = last(r"BENCH MEMORY per_desc=(-?\d+) depth=(\d+) pools=(\d+) per_descriptor_part=(-?\d+) "
                r"per_pool_part=(-?\d+)", uml)
     if mem:
@@ -275,7 +331,7 @@ def parse(args):
         goals.append({"goal": name, "limit": limit, "result": "not met" if bad else "met",
                       "worst_hi": worst["hi"], "figures": len(sel)})
         if bad:
-            cost += costs(name, limit, bad, figs, mem, stages, profs)
+            cost += costs(name, limit, bad, figs, mem, stages, profs, counts)
     if mem:
         ok = mem["per_desc"] <= 128
         goals.append({"goal": "memory per descriptor beyond the provider's MR", "limit": 128,
@@ -357,6 +413,7 @@ def main():
     p.add_argument("--uml")
     p.add_argument("--vm")
     p.add_argument("--atomics", help="the counting (sanitizer) build's KUnit log")
+    p.add_argument("--icount", help="scripts/host/icount.sh's ICOUNT lines")
     p.add_argument("--out")
     p.add_argument("--proj", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     t = sub.add_parser("table")

@@ -206,5 +206,35 @@ class Profiles(unittest.TestCase):
         self.assertIsNone(bench.profile_cost(profs, "remote_inv", "mrkit_fence"))
 
 
+class Icounts(unittest.TestCase):
+    """W3ICOUNT's counted cycles: the ratio to the baseline, their lines, the W3 cost."""
+
+    LOG = ["ICOUNT W3 local_inv pages=1 mrkit_fence insns=1200 mrkit=800 "
+           "top=mrkit_io_map:260,w3_poll:60,mrkit_io_finish:170",
+           "ICOUNT W3 local_inv pages=1 nvme_style insns=600 mrkit=0 top=w3_nvme:137",
+           "ICOUNT W3 remote_inv pages=1 mrkit_fence insns=1100 mrkit=700 top=mrkit_io_map:260",
+           "noise"]
+
+    def test_parse(self):
+        counts = bench.icounts(self.LOG)
+        self.assertEqual(len(counts), 3)
+        f = counts[0]
+        self.assertEqual((f["insns"], f["mrkit"], f["base_insns"], f["ratio"]), (1200, 800, 600, 2.0))
+        self.assertEqual(f["fns"], [("mrkit_io_map", 260), ("w3_poll", 60), ("mrkit_io_finish", 170)])
+        self.assertNotIn("ratio", counts[1])	# the baseline itself
+        self.assertNotIn("ratio", counts[2])	# no baseline counted
+        self.assertEqual(bench.icount_line(f, top=2),
+                         "ICOUNT W3 local_inv pages=1 mrkit_fence insns=1200 mrkit=800 ratio=2.000 "
+                         "base=nvme_style base_insns=600 top=mrkit_io_map:260,w3_poll:60")
+
+    def test_cost(self):
+        counts = bench.icounts(self.LOG)
+        line = bench.icount_cost(counts, "local_inv", 1, "mrkit_fence")
+        self.assertIn("executes 1200 instructions against nvme_style's 600 (2.000 x); 800 of them in "
+                      "mrkit's functions (mrkit_io_map 260, mrkit_io_finish 170): parity needs 600 fewer",
+                      line)
+        self.assertIsNone(bench.icount_cost(counts, "remote_inv", 1, "mrkit_fence"))
+
+
 if __name__ == "__main__":
     unittest.main()
