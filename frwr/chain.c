@@ -53,6 +53,16 @@
 static inline int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
 
 /*
+ * An IB READ chain completed: its sinks are invalidated now.  Out of line,
+ * so that the completion of every other chain does not set up the
+ * invalidation's frame.
+ */
+static noinline void mrkit_io_read_done(struct mrkit_io *io)
+{
+	mrkit_io_post_inv(io, io->qp);
+}
+
+/*
  * Trace what a chain is about to post, descriptors [@from, @to): the
  * REG_MRs of REGISTERED descriptors, LOCAL_INVs of INVALIDATING ones
  * (READ_WITH_INVs on an iWARP READ chain).  Called only when one of the
@@ -130,7 +140,7 @@ static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 			       state == MRKIT_IO_READING ? "READ" : "LOCAL_INV",
 			       ib_wc_status_msg(wc->status));
 	if (ok && state == MRKIT_IO_READING && !io->pool->iwarp) {
-		mrkit_io_post_inv(io, io->qp);
+		mrkit_io_read_done(io);
 		return;
 	}
 	mrkit_io_finish(io, ok ? 0 : -EIO,

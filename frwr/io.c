@@ -595,6 +595,22 @@ unsigned int mrkit_pool_release_held(struct mrkit_pool *pool)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
 
+/*
+ * mrkit_io_complete() in a lazy pool, out of line, so that the fenced
+ * pool's tail call to mrkit_io_invalidate() needs no frame.
+ */
+static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
+{
+	int ret = mrkit_io_check_live(io, "completion");
+
+	if (ret)
+		return ret;
+	mrkit_io_give_back(io, true, (io->pool->flags & MRKIT_POOL_IO_CACHE) ?
+			   MRKIT_GIVE_KEEP_LAZY : MRKIT_GIVE_PUT);
+	mrkit_io_notify(io);
+	return 0;
+}
+
 /**
  * mrkit_io_complete - finish an I/O under its pool's fence policy
  * @io: the I/O (posted, possibly remotely invalidated)
@@ -615,16 +631,8 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
  */
 int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
 {
-	int ret;
-
-	if (!(io->pool->flags & MRKIT_POOL_LAZY_INV) || io->post_failed)
+	if (likely(!(io->pool->flags & MRKIT_POOL_LAZY_INV)) || io->post_failed)
 		return mrkit_io_invalidate(io, qp);
-	ret = mrkit_io_check_live(io, "completion");
-	if (ret)
-		return ret;
-	mrkit_io_give_back(io, true, (io->pool->flags & MRKIT_POOL_IO_CACHE) ?
-			   MRKIT_GIVE_KEEP_LAZY : MRKIT_GIVE_PUT);
-	mrkit_io_notify(io);
-	return 0;
+	return mrkit_io_complete_lazy(io);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_complete, MRKIT);

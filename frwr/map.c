@@ -80,24 +80,37 @@ mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
 			u64 *bytes, u64 *prev_end)
 {
 	const u64 mask = (1ULL << shift) - 1;
-	struct scatterlist *s = *sp;
+	struct scatterlist *s = *sp, *prev = NULL;
+	u32 np = 0;
+	u64 nb = 0;
 	int i = 0;
 
-	if (((u64)max << shift) > U32_MAX)
+	if (((u64)max << shift) > U32_MAX || left <= 0)
 		return 0;
-	while (i < left && s) {
+	for (;;) {
 		u64 a = sg_dma_address(s), len = sg_dma_len(s);
 		u32 add = len >> shift;
 
-		if (unlikely(!len || ((a | len) & mask) || *pages + add > max))
+		if (unlikely(!len || ((a | len) & mask) || np + add > max))
 			break;
-		*pages += add;
-		*bytes += len;
-		*prev_end = a + len;
-		*prevp = s;
-		s = mrkit_sg_step(s);
-		i++;
+		np += add;
+		nb += len;
+		prev = s;
+		/* The end of the count or of the list: nothing to step to. */
+		if (++i == left || sg_is_last(s)) {
+			s = NULL;
+			break;
+		}
+		s++;
+		if (unlikely(sg_is_chain(s)))
+			s = mrkit_sg_chained(s);
 	}
+	if (prev) {
+		*prevp = prev;
+		*prev_end = sg_dma_address(prev) + sg_dma_len(prev);
+	}
+	*pages = np;
+	*bytes = nb;
 	*sp = s;
 	return i;
 }
@@ -216,22 +229,22 @@ mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_chunk);
 
-static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
-			 struct mrkit_chunk *c, u32 psize, u32 flags)
+/*
+ * Present the provider exactly the chunk: trim the last entry and advance
+ * the first rather than pass an sg_offset, which not every provider
+ * honours (siw's map_mr_sg builds its PBL from the start of the first
+ * entry and would place data at the wrong address).  The entries are
+ * restored before this returns.
+ */
+static noinline int mrkit_map_trimmed(struct ib_mr *ibmr,
+				      const struct mrkit_chunk *c, u32 psize)
 {
 	struct scatterlist *first = c->sg, *last = c->last;
 	unsigned int first_len = sg_dma_len(first), last_len;
 	dma_addr_t first_addr = sg_dma_address(first);
-	struct ib_mr *ibmr = mr->ibmr;
 	int n;
 
 	last_len = sg_dma_len(last);
-	/*
-	 * Present the provider exactly the chunk: trim the last entry and
-	 * advance the first rather than pass an sg_offset, which not every
-	 * provider honours (siw's map_mr_sg builds its PBL from the start of
-	 * the first entry and would place data at the wrong address).
-	 */
 	if (c->last_len)
 		sg_dma_len(last) = c->last_len;
 	if (c->off) {
@@ -242,7 +255,19 @@ static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
 	sg_dma_len(last) = last_len;
 	sg_dma_address(first) = first_addr;
 	sg_dma_len(first) = first_len;
+	return n;
+}
 
+static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
+			 struct mrkit_chunk *c, u32 psize, u32 flags)
+{
+	struct ib_mr *ibmr = mr->ibmr;
+	int n;
+
+	if (likely(!c->last_len && !c->off))
+		n = ib_map_mr_sg(ibmr, c->sg, c->nents, NULL, psize);
+	else
+		n = mrkit_map_trimmed(ibmr, c, psize);
 	if (n != c->nents || ibmr->length != c->bytes) {
 		mrkit_pool_err(io->pool,
 			       "provider mapped %d of %d DMA entries (%llu of %llu bytes)\n",

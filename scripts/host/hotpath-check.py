@@ -21,9 +21,12 @@ ENTRIES = [
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
 # Out-of-line by design on the taken path: the finish the completion
-# calls, and the puts and keeps of the lazy and caching variants.
+# calls, the lazy pool's completion with its puts and keeps, the caching
+# variant's keep, the invalidation after an IB READ chain, and the map of
+# a chunk that starts or ends inside an entry (a split list).
 HOT = {
     "mrkit_io_finish", "mrkit_mr_put_valid", "mrkit_mr_put", "mrkit_mr_keep",
+    "mrkit_io_complete_lazy", "mrkit_io_read_done", "mrkit_map_trimmed",
 }
 # Reachable only on failures, exhaustion, protection and diagnostics.
 COLD = {
