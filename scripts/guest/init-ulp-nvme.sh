@@ -139,10 +139,27 @@ pi_try() {	# kind dd-arguments...: injected and detected counts
 	return $rc
 }
 
+# With mrkit's driver, each failed read must also be decoded by mrkit: its
+# mrkit_sig_err trace events name the block the read began at (the first
+# one sent corrupt) and the kind - a flipped data byte or guard is a bad
+# guard, a flipped ref tag a bad ref tag - and no event says otherwise.
+pi_decoded() {	# kind block
+	local ty=guard sector n ok
+	[ "$1" = 3 ] && ty=reftag
+	sector=$(($2 * 4096 / $(cat /sys/block/${DEV#/dev/}/queue/logical_block_size)))
+	n=$(grep -c ' mrkit_sig_err: ' $T/trace)
+	ok=$(grep -c " mrkit_sig_err: .* bad $ty at sector $sector " $T/trace)
+	[ "$n" -gt 0 ] && [ "$n" = "$ok" ] && return 0
+	say "NVME note: pi decode: kind $1 at block $2: $ok of $n events name $ty at sector $sector"
+	grep ' mrkit_sig_err: ' $T/trace | head -n 3
+	return 1
+}
+
 pi_errors() {	# driver
 	local r k b
-	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0
+	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0 PI_RD=0 PI_DEC=0
 	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
+	[ "$1" = mrkit ] && echo 1 > $T/events/mrkit/mrkit_sig_err/enable
 	for r in 1 2; do
 		for k in 1 2 3; do
 			b=$((51200 + r * 8 + k * 2))
@@ -151,14 +168,21 @@ pi_errors() {	# driver
 				PI_DET=$((PI_DET + 1))
 			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
 				2> /dev/null || say "NVME note: pi ($1): an intact write failed"
+			echo > $T/trace
 			if pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
 				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
 			else
 				PI_DET=$((PI_DET + 1))
 			fi
+			PI_RD=$((PI_RD + 1))
+			[ "$1" = mrkit ] && pi_decoded $k $b && PI_DEC=$((PI_DEC + 1))
 		done
 	done
 	say "NVME pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"
+	if [ "$1" = mrkit ]; then
+		echo 0 > $T/events/mrkit/mrkit_sig_err/enable
+		say "NVME pidecode $t $1 reads=$PI_RD decoded=$PI_DEC"
+	fi
 }
 
 # Write, verify, then read everything back in a second pass; with pi, on

@@ -27,7 +27,14 @@ of data, guard or ref tag flipped: each must have failed (detected equal
 to injected, every attempt injected), none may have returned other data
 than was written; with mrkit's driver, its integrity pools must have
 reported signature errors (sig_errors: the reads' corruption, which the
-host's own MRs catch).
+host's own MRs catch), and
+
+  PIDECODE nvme PROVIDER mrkit reads=N decoded=N
+
+for mrkit's driver: of the corrupted reads, those whose mrkit_sig_err
+trace events all named the block the read began at and the kind of
+error (bad guard for a flipped data byte or guard, bad ref tag for a
+flipped ref tag); every read must be decoded.
 """
 import re
 import sys
@@ -104,6 +111,13 @@ def main(argv=None):
             bad.append(f"PIERR {t} mrkit: its integrity pools reported no signature error")
     if mode == "pi" and sorted(d for _, d, *_ in errs) != ["mrkit", "stock"]:
         bad.append("PIERR: a run per driver expected")
+    decs = re.findall(r"NVME pidecode (\S+) mrkit reads=(\d+) decoded=(\d+)", text)
+    for t, reads, dec in decs:
+        print(f"PIDECODE nvme {t} mrkit reads={reads} decoded={dec}")
+        if not int(reads) or dec != reads:
+            bad.append(f"PIDECODE {t} mrkit: {dec} of {reads} corrupted reads decoded")
+    if mode == "pi" and len(decs) != 1:
+        bad.append("PIDECODE: mrkit's run expected")
 
     for t, fault, drv, rec, leaks, splats in faults:
         f = runs.get(f"fault-{t}-{fault}-{drv}", {"parse_error": "missing"})

@@ -51,13 +51,15 @@ class NvmePiTest(LogTest):
     """Mode pi: a PI line per driver; a namespace without PI fails it."""
 
     def judge(self, fmt="T10-DIF-TYPE1-CRC", drivers=("stock", "mrkit"), errors=0,
-              pierr="tried=12 injected=12 detected=12 delivered_corrupt=0", sig_errors=6):
+              pierr="tried=12 injected=12 detected=12 delivered_corrupt=0", sig_errors=6,
+              decode="reads=6 decoded=6"):
         text = ""
         for d in drivers:
             text += (fio_run(f"pi-rxe-pi-{d}", write_ios=9, read_ios=9, write_bytes=16 * MIB,
                              read_bytes=16 * MIB, verify_errors=errors)
                      + fio_run(f"pireadback-rxe-pi-{d}", read_ios=9, read_bytes=16 * MIB)
                      + f"MRKIT-VM NVME pierr rxe-pi {d} {pierr}\n"
+                     + (f"MRKIT-VM NVME pidecode rxe-pi {d} {decode}\n" if d == "mrkit" else "")
                      + f"MRKIT-VM NVME pi rxe-pi {d} integrity={fmt} pools: in_use=0 "
                      f"sig_checks=9 sig_errors={sig_errors}\n")
         log = self.write("c.log", text + "MRKIT-VM NVME end splats=0\n")
@@ -93,6 +95,17 @@ class NvmePiTest(LogTest):
         rc, out = self.judge(sig_errors=0)
         self.assertEqual(rc, 1)
         self.assertIn("PIERR rxe-pi mrkit: its integrity pools reported no signature error", out)
+
+    def test_pidecode_needs_every_corrupted_read_decoded(self):
+        rc, out = self.judge()
+        self.assertIn("PIDECODE nvme rxe-pi mrkit reads=6 decoded=6", out)
+        for decode in ("reads=6 decoded=5", "reads=0 decoded=0"):
+            rc, out = self.judge(decode=decode)
+            self.assertEqual(rc, 1, decode)
+            self.assertIn("PIDECODE rxe-pi mrkit:", out)
+        rc, out = self.judge(decode="")
+        self.assertEqual(rc, 1)
+        self.assertIn("PIDECODE: mrkit's run expected", out)
 
 
 class IserTest(LogTest):
