@@ -626,19 +626,63 @@ out_failed:
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
 
 /*
+ * Start invalidating a REGISTERED descriptor whose REG_MR was posted.
+ * False when a flush of that REG_MR, on another CPU, marked it STALE
+ * first: its key is then the fence's, and no LOCAL_INV is posted for it.
+ */
+static __always_inline bool mrkit_mr_start_inv(struct mrkit_mr *mr)
+{
+	int cur = MRKIT_MR_REGISTERED;
+
+	mrkit_rmw(1);
+	if (likely(atomic_try_cmpxchg(&mr->state, &cur,
+				      MRKIT_MR_INVALIDATING)))
+		return true;
+	if (cur != MRKIT_MR_STALE)
+		mrkit_mr_refused(mr, MRKIT_MR_REGISTERED,
+				 MRKIT_MR_INVALIDATING, cur);
+	return false;
+}
+
+/*
+ * Post one batch of an I/O's LOCAL_INVs, the last one signaled when
+ * @last.  On a failure the I/O is finished here, with the error, and
+ * nothing of it may be touched any more: returns false then.
+ */
+static __always_inline bool mrkit_io_post_invs(struct mrkit_io *io,
+					       struct ib_qp *qp,
+					       struct ib_send_wr *first,
+					       struct ib_send_wr *tail,
+					       bool last)
+{
+	const struct ib_send_wr *bad = NULL;
+	int ret;
+
+	if (last)
+		mrkit_signal_last(io, tail);
+	ret = ib_post_send(qp, first, &bad);
+	if (likely(!ret))
+		return true;
+	mrkit_post_failed(io, ret, first, bad, "invalidation");
+	mrkit_io_post_abort(io, ret, false);
+	return false;
+}
+
+/*
  * Post the invalidation chain of an I/O.  Returns 0 when the I/O is (or
  * will be) finished and notified; on a post failure it is finished here,
- * with the error.
+ * with the error.  One pass over the descriptors decides and builds each
+ * LOCAL_INV: a descriptor's state is read once, so a flush that marks one
+ * STALE meanwhile (on another CPU) cannot make the chain disagree with
+ * what was counted.  Batches of MRKIT_POST_BATCH are posted as they fill,
+ * unsignaled; the last WR of the last batch is signaled.
  */
 static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 					     struct ib_qp *qp)
 {
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
-	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr *first, **prev;
-	struct mrkit_mr *mr, *pos;
-	unsigned int count = 0, n;
-	int ret;
+	unsigned int count = 0, n = 0;
+	struct mrkit_mr *mr;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		/* Never invalidate a protected registration unchecked. */
@@ -652,9 +696,25 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 					    MRKIT_MR_MAPPED);
 			continue;
 		}
-		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
-				    MRKIT_MR_INVALIDATING);
-		count++;
+		if (!mrkit_mr_start_inv(mr))
+			continue;
+		if (n == MRKIT_POST_BATCH) {
+			/* A full batch, and more to come. */
+			io->nr_wrs = count;
+			if (!mrkit_io_post_invs(io, qp, &inv[0], &inv[n - 1],
+						false))
+				return 0;
+			n = 0;
+		}
+		if (!count++) {
+			io->qp = qp;
+			WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
+		}
+		mrkit_build_inv(mr, &inv[n]);
+		if (n)
+			inv[n - 1].next = &inv[n];
+		trace_mrkit_localinv(mr);
+		n++;
 	}
 	io->nr_wrs = count;
 	if (!count) {
@@ -665,39 +725,13 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		 * queue, executed without error, so no completion can come
 		 * for those descriptors: they settle as after a successful
 		 * chain (and stay with the I/O in a caching pool).  A WR
-		 * parked after a failed post left its descriptor STALE,
-		 * which the fence handles whatever this says.
+		 * parked after a failed post, or flushed, left its descriptor
+		 * STALE, which the fence handles whatever this says.
 		 */
 		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
 		return 0;
 	}
-	io->qp = qp;
-	WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
-	if (trace_mrkit_localinv_enabled())
-		mrkit_trace_chain(io, io->mrs, NULL);
-	/* One post per batch; the last carries the signal. */
-	pos = io->mrs;
-	while (count) {
-		first = NULL;
-		prev = &first;
-		for (n = 0; n < MRKIT_POST_BATCH && count; pos = pos->io_next) {
-			if (mrkit_mr_state(pos) != MRKIT_MR_INVALIDATING)
-				continue;
-			mrkit_build_inv(pos, &inv[n]);
-			if (!--count)
-				mrkit_signal_last(io, &inv[n]);
-			*prev = &inv[n];
-			prev = &inv[n].next;
-			n++;
-		}
-		bad = NULL;
-		ret = ib_post_send(qp, first, &bad);
-		if (ret) {
-			mrkit_post_failed(io, ret, first, bad, "invalidation");
-			mrkit_io_post_abort(io, ret, false);
-			return 0;
-		}
-	}
+	mrkit_io_post_invs(io, qp, &inv[0], &inv[n - 1], true);
 	return 0;
 }
 

@@ -15,7 +15,10 @@
  *    sorted the chain: every descriptor is accounted for, no LOCAL_INV of
  *    a key that was never registered is ever posted;
  *  - every call on an I/O whose READ chain is in flight returns -EBUSY
- *    and changes nothing, plain and integrity pools.
+ *    and changes nothing, plain and integrity pools;
+ *  - a REG_MR flushed while mrkit_io_invalidate() builds the I/O's
+ *    LOCAL_INVs: the chain is posted as built and the I/O finishes once,
+ *    through the fence, with the error.
  */
 
 #include <kunit/test.h>
@@ -27,6 +30,7 @@
 #include "mrkit_priv.h"
 #include "fake_dev.h"
 #include "test_util.h"
+#include <trace/events/mrkit.h>
 
 #define P	PAGE_SIZE
 
@@ -394,6 +398,63 @@ static void completion_read_busy_test(struct kunit *test)
 	expect_pool_idle(test, pool, 2);
 }
 
+/* A flush delivered from inside mrkit_io_invalidate(), once. */
+struct inv_race {
+	struct fake_dev	*fdev;
+	unsigned int	builds;
+};
+
+static void flush_at_first_localinv(void *data, const struct mrkit_mr *mr)
+{
+	struct inv_race *r = data;
+
+	/* The QP went to error: its oldest WR, the first REG_MR, flushes. */
+	if (!r->builds++)
+		fake_complete(r->fdev, IB_WC_WR_FLUSH_ERR, 1);
+}
+
+/*
+ * While mrkit_io_invalidate() builds an I/O's LOCAL_INVs, the send CQ's
+ * handler (on another CPU) delivers the flush of the first REG_MR, which
+ * marks that descriptor STALE after its invalidation was decided.  The
+ * chain goes out as built, the rest flushes, and the I/O finishes once,
+ * through the fence, with -EIO; both descriptors are replaced.
+ */
+static void completion_inv_flush_race_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct mrkit_pool_attr attr = {
+		.name = "fence", .depth = 4, .pages_per_mr = 8,
+		.node = NUMA_NO_NODE,
+	};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct inv_race r = { .fdev = fdev };
+	unsigned int base;
+	struct test_io t;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, register_trace_mrkit_localinv(flush_at_first_localinv,
+							    &r), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	unregister_trace_mrkit_localinv(flush_at_first_localinv, &r);
+	tracepoint_synchronize_unregister();
+	KUNIT_EXPECT_EQ(test, r.builds, 2U);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 2U);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+
+	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, FAKE_MAX_RECORDS);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
+	expect_pool_idle(test, pool, 4);
+}
+
 static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_read_kept_keys_test),
 	KUNIT_CASE(completion_read_flush_inline_test),
@@ -401,6 +462,7 @@ static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_failed_post_lazy_test),
 	KUNIT_CASE(completion_failed_post_flushed_test),
 	KUNIT_CASE(completion_read_busy_test),
+	KUNIT_CASE(completion_inv_flush_race_test),
 	{}
 };
 
