@@ -826,8 +826,11 @@ static const struct ib_device_ops rxe_pi_dev_ops = {
  * @rxe: the device, before its registration
  *
  * Sets %IBK_INTEGRITY_HANDOVER and max_pi_fast_reg_page_list_len (the
- * ULPs and rdma_rw look for them) and installs the integrity verbs ahead
- * of rxe's own (dereg_mr included, which frees the integrity state).
+ * ULPs and rdma_rw look for them), the protection types and guards the
+ * signature attributes may name (T10-DIF types 1 to 3, CRC and IP
+ * checksum guards; iSER offers its SCSI host only the types in
+ * sig_prot_cap), and installs the integrity verbs ahead of rxe's own
+ * (dereg_mr included, which frees the integrity state).
  *
  * Context: process (rxe_register_device()).
  */
@@ -836,5 +839,8 @@ void rxe_pi_init_device(struct rxe_dev *rxe)
 	rxe->attr.kernel_cap_flags |= IBK_INTEGRITY_HANDOVER;
 	rxe->attr.max_pi_fast_reg_page_list_len =
 		rxe->attr.max_fast_reg_page_list_len;
+	rxe->attr.sig_prot_cap = IB_PROT_T10DIF_TYPE_1 | IB_PROT_T10DIF_TYPE_2 |
+				 IB_PROT_T10DIF_TYPE_3;
+	rxe->attr.sig_guard_cap = IB_GUARD_T10DIF_CRC | IB_GUARD_T10DIF_CSUM;
 	ib_set_device_ops(&rxe->ib_dev, &rxe_pi_dev_ops);
 }

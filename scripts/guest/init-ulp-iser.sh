@@ -12,12 +12,20 @@
 #   mrkit_mode=demo   verify runs: 256 MiB for mrkit, 64 MiB for mrkit with
 #                     the fence and for stock; logout+login and the portal
 #                     fault under load (mrkit, or iser_drv)
+#   mrkit_mode=pi     (over rxe-pi) T10-PI end to end: the RAM LUN with
+#                     DIF type 1 protection information, the TPG with
+#                     t10_pi, ib_iser with pi_enable=1; for both drivers,
+#                     fio verify on the disk with the block layer
+#                     generating and checking the protection information,
+#                     its read-back, and single writes and reads sent
+#                     corrupt by rdma_rxe_pi, which must fail
 #   mrkit_mode=bench  A/B: sequential 512 KiB write and read, 4 KiB random
 #                     read; stock, mrkit, mrkit+fence interleaved, twice
-# Sizes arrive as iser_verify, iser_fault (MiB), iser_ab_secs,
+# Sizes arrive as iser_verify, iser_fault, iser_pi_mib (MiB), iser_ab_secs,
 # iser_ab_rounds, iser_faults.
 # Facts go to the console as "MRKIT-VM ISER ..." lines and fio's JSON;
-# scripts/mrkit_report/iser.py turns them into VERIFY/FAULT/AB lines.
+# scripts/mrkit_report/iser.py turns them into VERIFY/FAULT/AB/PI/PIERR
+# lines.
 . /base-lib.sh
 . /ulp-lib.sh
 . /iser-lib.sh
@@ -47,8 +55,15 @@ tpg_off() {
 	mark "TPG disabled"
 }
 
-# A RAM LUN large enough for the biggest region used, no ACLs, no CHAP.
+# A RAM LUN large enough for the biggest region used, no ACLs, no CHAP;
+# mode pi: beyond the verify region, 16 MiB for the corruption runs.
 lun_mib=$((vmib > 2 * fmib ? vmib : 2 * fmib))
+pimib=${iser_pi_mib:-32}
+if [ "$mode" = pi ]; then
+	lun_mib=$((pimib + 16))
+	# shellcheck disable=SC2034  # iser-lib.sh reads them
+	LIO_PI=1 ISER_PI=1
+fi
 [ $lun_mib -ge 64 ] || lun_mib=64
 lio_up $IP rd $lun_mib
 iscsi_up 8
@@ -218,6 +233,64 @@ run_ab() {	# driver round seconds
 	drv_unload "$1"
 }
 
+# Corruption on the wire is caught, never delivered: rdma_rxe_pi flips a
+# byte of data, guard or ref tag of every block it sends while its
+# corrupt parameter is set (a write: the initiator's MR, read by the
+# target; a read: the target's, written to the initiator's); one 4 KiB
+# direct write, and one read of a block written intact, per kind and
+# round, must fail.  An injection counts only if the provider's corrupted
+# counter moved; a read that succeeds with other data than was written is
+# delivered corruption (ulp_pi_try).  Beyond the verify region.
+pi_errors() {	# driver
+	local r k b
+	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0
+	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
+	for r in 1 2; do
+		for k in 1 2 3; do
+			b=$((pimib * 256 + r * 8 + k * 2))
+			PI_TRIED=$((PI_TRIED + 2))
+			ulp_pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
+				PI_DET=$((PI_DET + 1))
+			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
+				2> /dev/null || say "ISER note: pi ($1): an intact write failed"
+			if ulp_pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
+				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
+			else
+				PI_DET=$((PI_DET + 1))
+			fi
+		done
+	done
+	say "ISER pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"
+}
+
+# T10-PI end to end: the block layer generates the protection information
+# on writes and checks it on reads, the initiator's and the target's
+# integrity MRs (rdma_rxe_pi) carry it between memory and the wire, the
+# LUN keeps it.  fio verify, its read-back, then the corruption runs.
+run_pi() {	# driver MiB
+	local fmt pools f
+	mark "pi $1 $2"
+	drv_load "$1"
+	iser_login || { diag; fail "login ($1)"; }
+	fmt=$(cat /sys/block/${DEV#/dev/}/integrity/format 2> /dev/null)
+	say "ISER note: pi ($1, $t) on $DEV: integrity ${fmt:-none}," \
+	    "LUN pi_prot_type $(cat $LIO_BK/attrib/pi_prot_type)"
+	# shellcheck disable=SC2046
+	ulp_fio "pi-$t-$1" $(verify_args $(($2 / 2)) 0) --do_verify=1
+	# shellcheck disable=SC2046
+	ulp_fio "pireadback-$t-$1" $(verify_args $(($2 / 2)) 0) --verify_only=1
+	pi_errors "$1"
+	pools=
+	if [ "$1" != stock ]; then
+		for f in in_use sig_checks sig_errors; do
+			pools="$pools $f=$(ulp_mrkit_stat $f)"
+		done
+	fi
+	say "ISER pi $t $1 integrity=${fmt:-none} pools:$pools"
+	iser_logout || fail "logout ($1)"
+	drv_unload "$1"
+}
+
 mark "setup done"
 s_start=$(ulp_splats)
 faults=$(echo "${iser_faults:-}" | tr ',' ' ')
@@ -235,6 +308,13 @@ demo)
 	for f in $faults; do
 		run_fault "${iser_drv:-mrkit}" "$f" "$fmib"
 	done
+	;;
+pi)
+	[ "$t" = rxe-pi ] || fail "mode pi needs rxe-pi"
+	run_pi stock "$pimib"
+	run_pi mrkit "$pimib"
+	dmesg | grep -iE 'PI error|DIF|guard|ref.?tag|sense' | tail -n 12 |
+		sed 's/^/MRKIT-VM   dmesg: /'
 	;;
 bench)
 	# stock and mrkit, and mrkit and fence, neighbours in every round.

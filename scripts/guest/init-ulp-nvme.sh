@@ -120,25 +120,6 @@ verify_args() {
 	     "--randrepeat=1 --verify_fatal=0"
 }
 
-# Corruption on the wire is caught, never delivered: rdma_rxe_pi flips a
-# byte of data, guard or ref tag of every block it sends while its
-# corrupt parameter is set; one 4 KiB direct write, and one read of a
-# block written intact, per kind and round, must fail.  An injection
-# counts only if the provider's corrupted counter moved; a read that
-# succeeds with other data than was written is delivered corruption.
-# Beyond fio's region (2 x nvme_pi_mib MiB).
-PIP=/sys/module/rdma_rxe_pi/parameters
-pi_try() {	# kind dd-arguments...: injected and detected counts
-	local c0 rc=0 k=$1
-	shift
-	c0=$(cat $PIP/corrupted)
-	echo "$k" > $PIP/corrupt
-	dd "$@" bs=4096 count=1 2> /dev/null || rc=1
-	echo 0 > $PIP/corrupt
-	[ "$(cat $PIP/corrupted)" != "$c0" ] && PI_INJ=$((PI_INJ + 1))
-	return $rc
-}
-
 # With mrkit's driver, each failed read must also be decoded by mrkit: its
 # mrkit_sig_err trace events name the block the read began at (the first
 # one sent corrupt) and the kind - a flipped data byte or guard is a bad
@@ -155,6 +136,13 @@ pi_decoded() {	# kind block
 	return 1
 }
 
+# Corruption on the wire is caught, never delivered: rdma_rxe_pi flips a
+# byte of data, guard or ref tag of every block it sends while its
+# corrupt parameter is set; one 4 KiB direct write, and one read of a
+# block written intact, per kind and round, must fail.  An injection
+# counts only if the provider's corrupted counter moved; a read that
+# succeeds with other data than was written is delivered corruption.
+# Beyond fio's region (2 x nvme_pi_mib MiB).
 pi_errors() {	# driver
 	local r k b
 	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0 PI_RD=0 PI_DEC=0
@@ -164,12 +152,12 @@ pi_errors() {	# driver
 		for k in 1 2 3; do
 			b=$((51200 + r * 8 + k * 2))
 			PI_TRIED=$((PI_TRIED + 2))
-			pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
+			ulp_pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
 				PI_DET=$((PI_DET + 1))
 			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
 				2> /dev/null || say "NVME note: pi ($1): an intact write failed"
 			echo > $T/trace
-			if pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
+			if ulp_pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
 				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
 			else
 				PI_DET=$((PI_DET + 1))

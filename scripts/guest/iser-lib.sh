@@ -10,7 +10,11 @@
 #                       LUN 0 on a RAM disk of MIB MiB (rd_mcp) or on the
 #                       block device DEV (iblock, with a fixed serial, so
 #                       that a target booted again is the same LUN), the
-#                       iSER portal ADDR:3260, no ACLs, no CHAP
+#                       iSER portal ADDR:3260, no ACLs, no CHAP; with
+#                       LIO_PI=1 the backstore keeps T10-DIF type 1
+#                       protection information (pi_prot_type, set before
+#                       the LUN exports it) and the TPG offers it to
+#                       ib_isert (t10_pi)
 #   lio_portal_add      the iSER portal (again)
 #   lio_portal_del      iSER off on the portal, the portal deleted
 #   lio_tpg_off         the TPG disabled (its sessions drop)
@@ -22,7 +26,7 @@
 #   drv_load stock|mrkit|fence
 #                       Debian's ib_iser, or the one on mrkit (/ulp) with
 #                       iSER's lazy invalidation or (fence) mrkit's rkey
-#                       fence
+#                       fence; with ISER_PI=1 either with pi_enable=1
 #   find_dev            DEV: the SCSI disk, once there
 #   no_session, no_disk no iSCSI session, no SCSI disk left
 #   ini_mrs             the initiator's MRs on the RDMA device
@@ -55,6 +59,9 @@ lio_up() {
 		;;
 	esac
 	echo 1 > $LIO_BK/enable || fail "LIO backstore ($2)"
+	if [ "${LIO_PI:-0}" = 1 ]; then
+		echo 1 > $LIO_BK/attrib/pi_prot_type || fail "LIO backstore PI ($2)"
+	fi
 	mkdir -p $LIO_G/lun/lun_0
 	ln -s $LIO_BK $LIO_G/lun/lun_0/ns || fail "LUN link"
 	lio_portal_add || fail "iSER portal"
@@ -62,6 +69,9 @@ lio_up() {
 	echo 1 > $LIO_G/attrib/generate_node_acls
 	echo 1 > $LIO_G/attrib/cache_dynamic_acls
 	echo 0 > $LIO_G/attrib/demo_mode_write_protect
+	if [ "${LIO_PI:-0}" = 1 ]; then
+		echo 1 > $LIO_G/attrib/t10_pi || fail "TPG t10_pi"
+	fi
 	echo 1 > $LIO_G/enable || fail "TPG enable"
 }
 
@@ -132,14 +142,18 @@ iscsi_up() {
 }
 
 drv_load() {
+	local pi=
+	[ "${ISER_PI:-0}" = 1 ] && pi=pi_enable=1
 	case $1 in
 	stock)
-		modprobe ib_iser || fail "modprobe ib_iser (stock)"
+		# shellcheck disable=SC2086
+		modprobe ib_iser $pi || fail "modprobe ib_iser (stock)"
 		[ ! -e /sys/module/ib_iser/parameters/mrkit_fence ] ||
 			fail "stock ib_iser expected"
 		;;
 	mrkit | fence)
-		insmod /ulp/ib_iser.ko mrkit_fence=$([ "$1" = fence ] && echo 1 || echo 0) ||
+		# shellcheck disable=SC2086
+		insmod /ulp/ib_iser.ko mrkit_fence=$([ "$1" = fence ] && echo 1 || echo 0) $pi ||
 			fail "insmod /ulp/ib_iser.ko"
 		[ -e /sys/module/ib_iser/parameters/mrkit_fence ] ||
 			fail "converted ib_iser expected"

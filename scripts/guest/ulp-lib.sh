@@ -20,6 +20,10 @@
 #                       pool was destroyed, plus in_use and stale of the
 #                       pools alive now
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
+#   ulp_pi_try K DD-ARG...  (rxe-pi) one dd of 4 KiB with rdma_rxe_pi's
+#                       corrupt set to K (1 data, 2 guard, 3 ref tag):
+#                       dd's status; PI_INJ counts it if the provider's
+#                       corrupted counter moved
 #   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
 #                       N rounds of run_ab stock|mrkit ROUND S, interleaved
 #   ulp_ab_alternate S N DRIVER...  N rounds of the drivers, alternating order
@@ -101,6 +105,17 @@ ulp_log_intact() { dmesg | head -n 1 | grep -q 'Linux version'; }
 ulp_mrkit_stat() {
 	cat /sys/kernel/debug/mrkit/*/stats 2>/dev/null |
 		awk -v f="$1:" '$1 == f { s += $2 } END { print s + 0 }'
+}
+
+ulp_pi_try() {
+	local p=/sys/module/rdma_rxe_pi/parameters c0 rc=0 k=$1
+	shift
+	c0=$(cat $p/corrupted)
+	echo "$k" > $p/corrupt
+	dd "$@" bs=4096 count=1 2> /dev/null || rc=1
+	echo 0 > $p/corrupt
+	[ "$(cat $p/corrupted)" != "$c0" ] && PI_INJ=$((PI_INJ + 1))
+	return $rc
 }
 
 ulp_mrkit_leaks() {

@@ -38,7 +38,10 @@
 # build time): fio verify (128 MiB) with the block layer generating and
 # checking the protection information; then single-block writes and reads
 # with data, guard or ref tag corrupted on the wire, each of which must
-# fail; PI and PIERR lines.
+# fail; PI and PIERR lines.  The same for iSER: ib_iser (mrkit's and the
+# stock one, with pi_enable) against LIO's ib_isert with t10_pi on a RAM
+# LUN that keeps DIF type 1 protection information, over rdma_rxe_pi: fio
+# verify (64 MiB), then the corrupted single-block writes and reads.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,6 +64,8 @@ echo "=== SRP: the kernel's SRP initiator, ib_srp on mrkit, vs LIO ib_srpt over 
 "$proj/scripts/host/vm-ulp.sh" srp rxe demo || rc=1
 echo "=== T10-PI: nvme-rdma on mrkit vs nvmet-rdma with pi_enable over rdma_rxe_pi"
 NVME_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" nvme rxe-pi pi || rc=1
+echo "=== T10-PI: iSER, ib_iser on mrkit vs LIO ib_isert with t10_pi over rdma_rxe_pi"
+ISER_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" iser rxe-pi pi || rc=1
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
 exit $rc

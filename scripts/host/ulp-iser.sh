@@ -14,14 +14,18 @@
 # target_core_mod), the stock initiator for the A/B, the SCSI disk.
 ULP_MODS="target_core_mod iscsi_target_mod ib_isert ib_iser libiscsi
 	scsi_transport_iscsi sd_mod"
+# mode pi (over rxe-pi): the block layer's T10-PI profiles for the disk.
+[ "$mode" != pi ] || ULP_MODS="$ULP_MODS t10-pi"
 ULP_MEM=1536
 # check: about 2 min per boot; demo and bench run longer under TCG.
 ULP_TIMEOUT=${ISER_TIMEOUT:-900}
 # Sizes in MiB: the verify run per driver, the fault regions, and the A/B
-# jobs (seconds); small for make check.
+# jobs (seconds); small for make check.  Mode pi: the region, in MiB, of
+# the verify run per driver on the LUN with T10-PI.
 case $mode in
 check) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=0 iser_faults=${ISER_FAULTS:-portal} iser_drv=${ISER_DRV:-mrkit}" ;;
 demo) ULP_CMDLINE="iser_verify=256 iser_verify_other=32 iser_fault=16 iser_ab_secs=0 iser_faults=portal,logout iser_drv=${ISER_DRV:-mrkit}" ;;
+pi) ULP_CMDLINE="iser_pi_mib=${ISER_PI_MIB:-32}" ;;
 bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-4} iser_ab_rounds=${ISER_AB_ROUNDS:-6} iser_faults=" ;;
 *) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=4 iser_faults=logout,portal" ;;
 esac
@@ -66,7 +70,9 @@ ulp_root() {
 }
 vm_root_hook ulp_root
 
-# VERIFY / FAULT / AB / LOC lines from the console log and the build log.
+# VERIFY / FAULT / AB / PI / PIERR / LOC lines from the console log and
+# the build log.
 ulp_report() {
-	vm_report iser --transport "$transport" --build-log "$out/ulp-$ulp-build.log" "$1"
+	vm_report iser --transport "$transport" --mode "$mode" \
+		--build-log "$out/ulp-$ulp-build.log" "$1"
 }

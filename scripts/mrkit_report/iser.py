@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Turn one iSER guest run (scripts/guest/init-ulp-iser.sh) into report lines.
 
-  python3 -m mrkit_report.iser --transport T [--build-log LOG] CONSOLE_LOG
+  python3 -m mrkit_report.iser --transport T [--mode M] [--build-log LOG] CONSOLE_LOG
 
 Reads the console log (fio runs through mrkit_report.fio, the guest's
 "MRKIT-VM ISER ..." lines) and the build log (the splice tool's
@@ -15,11 +15,26 @@ SPLICE-LOC lines) and prints, from measured values only:
   FENCE iser T seqread|... lazy=x fence=y ratio=r lo=l hi=h
   LOC iser stock=N mrkit=N                       registration code lines
 
+and in mode pi (over rxe-pi, T10-PI end to end on a LUN with protection
+information), per driver:
+
+  PI iser T stock|mrkit bytes=N errors=N
+  PIERR iser T stock|mrkit injected=N detected=N delivered_corrupt=N
+
+PI: the fio verify run on the disk and its read-back; a disk the
+initiator saw without T10-DIF integrity counts as an error (the run would
+not have tested PI).  PIERR: the single-block writes and reads that
+rdma_rxe_pi sent with a byte of data, guard or ref tag flipped; each must
+have failed (detected equal to injected, every attempt injected), none
+may have returned other data than was written; with mrkit's driver its
+integrity pools must have reported signature errors (sig_errors: the
+reads' corruption, which the initiator's own MRs catch).
+
 Throughput is MiB/s, random reads IOPS, medians of the rounds; r is the
 median of the per-round ratios, lo-hi its 95% interval
 (mrkit_report.fio.ab_figure).  Exits 1 when a
-verify or fault run shows a verify error, a leak or a splat, or when a
-run the guest announced is missing.
+verify or fault run shows a verify error, a leak or a splat, when a run
+the guest announced is missing, or when a PI or PIERR rule fails.
 """
 import argparse
 import os
@@ -60,15 +75,60 @@ def ok_verify(runs, name):
     return done, errs
 
 
+# Mode pi: bytes a driver's verify run must have written and checked.
+PI_MIN_BYTES = 8 << 20
+
+
+def pi_lines(runs, t, pis, pierrs, mode, bad):
+    """The PI and PIERR lines of mode pi, and their verdicts into bad."""
+    for drv, g in pis:
+        v, rb = runs.get(f"pi-{t}-{drv}"), runs.get(f"pireadback-{t}-{drv}")
+        if v is None or rb is None:
+            bad.append(f"PI {drv}: a run is missing")
+            continue
+        done = min(v.get("write_bytes", 0), v.get("read_bytes", 0), rb.get("read_bytes", 0))
+        errs = fio_report.errors_of(v) + fio_report.errors_of(rb)
+        errs += rb.get("read_bytes", 0) < v.get("write_bytes", 0)
+        fmt = g.get("integrity", "none")
+        if not fmt.startswith("T10-DIF"):
+            errs += 1
+            bad.append(f"PI {drv}: the disk has no T10-PI (integrity {fmt})")
+        print(f"PI iser {t} {drv} bytes={done} errors={errs}")
+        print(f"  (fio verify=crc32c on a disk with {fmt}: {v.get('write_bytes', 0)} bytes "
+              f"written, {v.get('read_bytes', 0)} read back in the run, "
+              f"{rb.get('read_bytes', 0)} in the read-back pass)")
+        if errs or done < PI_MIN_BYTES:
+            bad.append(f"PI {drv}: errors={errs} bytes={done}")
+    for drv, g in pierrs:
+        n = {k: int(g.get(k, "0")) for k in ("tried", "injected", "detected",
+                                             "delivered_corrupt")}
+        print(f"PIERR iser {t} {drv} injected={n['injected']} detected={n['detected']} "
+              f"delivered_corrupt={n['delivered_corrupt']}")
+        if not n["tried"] or n["injected"] != n["tried"] or n["detected"] != n["injected"] \
+           or n["delivered_corrupt"]:
+            bad.append(f"PIERR {drv}: {n['tried']} tried, {n['injected']} injected, "
+                       f"{n['detected']} detected, {n['delivered_corrupt']} delivered corrupt")
+        sig = dict(pis).get(drv, {}).get("sig_errors", "0")
+        if drv == "mrkit" and not int(sig):
+            bad.append("PIERR mrkit: its integrity pools reported no signature error")
+    if mode == "pi":
+        if sorted(d for d, _ in pis) != ["mrkit", "stock"]:
+            bad.append("PI: a run per driver expected")
+        if sorted(d for d, _ in pierrs) != ["mrkit", "stock"]:
+            bad.append("PIERR: a run per driver expected")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="mrkit_report.iser")
     ap.add_argument("--transport", required=True)
+    ap.add_argument("--mode", default="")
     ap.add_argument("--build-log")
     ap.add_argument("log")
     a = ap.parse_args(argv)
     t = a.transport
     runs = fio_report.runs(a.log)
     bad = []
+    pis, pierrs, ended = [], [], False
 
     for line in guest_lines(a.log):
         w = line.split()
@@ -105,11 +165,20 @@ def main(argv=None):
             if verr or g.get("leaks") != "0" or g.get("splats") != "0" or \
                g.get("reconnects", "0") == "0":
                 bad.append(f"fault {fault} {drv}")
+        elif w[1] == "pi" and len(w) >= 4:
+            pis.append((w[3], kv(w[4:])))
+        elif w[1] == "pierr" and len(w) >= 4:
+            pierrs.append((w[3], kv(w[4:])))
         elif w[1] == "stats":
             print("STATS iser " + " ".join(w[2:]))
         elif w[1] == "end":
+            ended = True
             if kv(w[2:]).get("splats") != "0":
                 bad.append("splats at the end")
+
+    pi_lines(runs, t, pis, pierrs, a.mode, bad)
+    if a.mode == "pi" and not ended:
+        bad.append("the guest did not finish")
 
     # A/B rounds: ab-T-METRIC-DRIVER-ROUND, each round's runs back to back.
     for mname in fio_report.AB_METRICS:

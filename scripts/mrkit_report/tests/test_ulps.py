@@ -4,6 +4,12 @@ from mrkit_report import iser, nfs, nvme
 from mrkit_report.tests.util import LogTest, fio_run
 
 MIB = 1 << 20
+# Corruption runs that fail: a miss, an attempt not injected, corrupt data
+# delivered, nothing tried.
+BAD_PIERR = ("tried=12 injected=12 detected=11 delivered_corrupt=0",
+             "tried=12 injected=11 detected=11 delivered_corrupt=0",
+             "tried=12 injected=12 detected=11 delivered_corrupt=1",
+             "tried=0 injected=0 detected=0 delivered_corrupt=0")
 
 
 class NvmeTest(LogTest):
@@ -85,10 +91,7 @@ class NvmePiTest(LogTest):
     def test_pierr_needs_every_injection_detected_and_nothing_delivered(self):
         rc, out = self.judge()
         self.assertIn("PIERR nvme rxe-pi mrkit injected=12 detected=12 delivered_corrupt=0", out)
-        for pierr in ("tried=12 injected=12 detected=11 delivered_corrupt=0",
-                      "tried=12 injected=11 detected=11 delivered_corrupt=0",
-                      "tried=12 injected=12 detected=11 delivered_corrupt=1",
-                      "tried=0 injected=0 detected=0 delivered_corrupt=0"):
+        for pierr in BAD_PIERR:
             rc, out = self.judge(pierr=pierr)
             self.assertEqual(rc, 1, pierr)
             self.assertIn("nvme-report: FAILED: PIERR rxe-pi", out)
@@ -122,6 +125,61 @@ class IserTest(LogTest):
         self.assertEqual(rc, 0, out)
         self.assertIn(f"VERIFY iser siw mrkit bytes={MIB} errors=0", out)
         self.assertEqual(self.judge(leaks=2)[0], 1)
+
+
+class IserPiTest(LogTest):
+    """Mode pi: a PI and a PIERR line per driver, judged like nvme's."""
+
+    def judge(self, fmt="T10-DIF-TYPE1-IP", drivers=("stock", "mrkit"), errors=0,
+              pierr="tried=12 injected=12 detected=12 delivered_corrupt=0", sig_errors=6,
+              readback=32 * MIB, end=True):
+        text = ""
+        for d in drivers:
+            text += (fio_run(f"pi-rxe-pi-{d}", write_ios=9, read_ios=9, write_bytes=32 * MIB,
+                             read_bytes=32 * MIB, verify_errors=errors)
+                     + fio_run(f"pireadback-rxe-pi-{d}", read_ios=9, read_bytes=readback)
+                     + f"MRKIT-VM ISER pierr rxe-pi {d} {pierr}\n"
+                     + f"MRKIT-VM ISER pi rxe-pi {d} integrity={fmt} pools:"
+                     + (f" in_use=0 sig_checks=9 sig_errors={sig_errors}" if d == "mrkit" else "")
+                     + "\n")
+        log = self.write("c.log", text + ("MRKIT-VM ISER end splats=0\n" if end else ""))
+        return self.run_main(iser, ["--transport", "rxe-pi", "--mode", "pi", log])
+
+    def test_both_drivers_pass(self):
+        rc, out = self.judge()
+        self.assertEqual(rc, 0, out)
+        for d in ("stock", "mrkit"):
+            self.assertIn(f"PI iser rxe-pi {d} bytes={32 * MIB} errors=0", out)
+            self.assertIn(f"PIERR iser rxe-pi {d} injected=12 detected=12 delivered_corrupt=0",
+                          out)
+
+    def test_no_integrity_an_error_or_a_short_read_back_fails(self):
+        rc, out = self.judge(fmt="none")
+        self.assertEqual(rc, 1)
+        self.assertIn(f"PI iser rxe-pi mrkit bytes={32 * MIB} errors=1", out)
+        self.assertIn("the disk has no T10-PI", out)
+        self.assertEqual(self.judge(errors=1)[0], 1)
+        rc, out = self.judge(readback=MIB)
+        self.assertEqual(rc, 1)
+        self.assertIn(f"PI iser rxe-pi stock bytes={MIB} errors=1", out)
+
+    def test_a_missing_driver_or_an_unfinished_guest_fails(self):
+        rc, out = self.judge(drivers=("mrkit",))
+        self.assertEqual(rc, 1)
+        self.assertIn("PI: a run per driver expected", out)
+        self.assertIn("PIERR: a run per driver expected", out)
+        rc, out = self.judge(end=False)
+        self.assertEqual(rc, 1)
+        self.assertIn("the guest did not finish", out)
+
+    def test_pierr_needs_every_injection_detected_and_nothing_delivered(self):
+        for pierr in BAD_PIERR:
+            rc, out = self.judge(pierr=pierr)
+            self.assertEqual(rc, 1, pierr)
+            self.assertIn("iser-report: FAIL PIERR stock", out)
+        rc, out = self.judge(sig_errors=0)
+        self.assertEqual(rc, 1)
+        self.assertIn("PIERR mrkit: its integrity pools reported no signature error", out)
 
 
 class NfsTest(LogTest):
