@@ -242,9 +242,10 @@ run_ab() {	# driver round seconds
 # counter moved; a read that succeeds with other data than was written is
 # delivered corruption (ulp_pi_try).  Beyond the verify region.
 pi_errors() {	# driver
-	local r k b
-	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0
+	local r k b tr=/sys/kernel/tracing
+	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0 PI_RD=0 PI_DEC=0
 	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
+	[ "$1" = mrkit ] && echo 1 > $tr/events/mrkit/mrkit_sig_err/enable
 	for r in 1 2; do
 		for k in 1 2 3; do
 			b=$((pimib * 256 + r * 8 + k * 2))
@@ -253,14 +254,21 @@ pi_errors() {	# driver
 				PI_DET=$((PI_DET + 1))
 			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
 				2> /dev/null || say "ISER note: pi ($1): an intact write failed"
+			echo > $tr/trace
 			if ulp_pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
 				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
 			else
 				PI_DET=$((PI_DET + 1))
 			fi
+			PI_RD=$((PI_RD + 1))
+			[ "$1" = mrkit ] && ulp_pi_decoded $k $b && PI_DEC=$((PI_DEC + 1))
 		done
 	done
 	say "ISER pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"
+	if [ "$1" = mrkit ]; then
+		echo 0 > $tr/events/mrkit/mrkit_sig_err/enable
+		say "ISER pidecode $t $1 reads=$PI_RD decoded=$PI_DEC"
+	fi
 }
 
 # T10-PI end to end: the block layer generates the protection information

@@ -120,29 +120,6 @@ verify_args() {
 	     "--randrepeat=1 --verify_fatal=0"
 }
 
-# With mrkit's driver, each failed read must also be decoded by mrkit: its
-# mrkit_sig_err trace events name the block the read began at (the first
-# one sent corrupt) and the kind - a flipped data byte or guard is a bad
-# guard, a flipped ref tag a bad ref tag - and no event says otherwise.
-pi_decoded() {	# kind block
-	local ty=guard sector n ok
-	[ "$1" = 3 ] && ty=reftag
-	sector=$(($2 * 4096 / $(cat /sys/block/${DEV#/dev/}/queue/logical_block_size)))
-	n=$(grep -c ' mrkit_sig_err: ' $T/trace)
-	ok=$(grep -c " mrkit_sig_err: .* bad $ty at sector $sector " $T/trace)
-	[ "$n" -gt 0 ] && [ "$n" = "$ok" ] && return 0
-	say "NVME note: pi decode: kind $1 at block $2: $ok of $n events name $ty at sector $sector"
-	grep ' mrkit_sig_err: ' $T/trace | head -n 3
-	return 1
-}
-
-# Corruption on the wire is caught, never delivered: rdma_rxe_pi flips a
-# byte of data, guard or ref tag of every block it sends while its
-# corrupt parameter is set; one 4 KiB direct write, and one read of a
-# block written intact, per kind and round, must fail.  An injection
-# counts only if the provider's corrupted counter moved; a read that
-# succeeds with other data than was written is delivered corruption.
-# Beyond fio's region (2 x nvme_pi_mib MiB).
 pi_errors() {	# driver
 	local r k b
 	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0 PI_RD=0 PI_DEC=0
@@ -163,7 +140,7 @@ pi_errors() {	# driver
 				PI_DET=$((PI_DET + 1))
 			fi
 			PI_RD=$((PI_RD + 1))
-			[ "$1" = mrkit ] && pi_decoded $k $b && PI_DEC=$((PI_DEC + 1))
+			[ "$1" = mrkit ] && ulp_pi_decoded $k $b && PI_DEC=$((PI_DEC + 1))
 		done
 	done
 	say "NVME pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"

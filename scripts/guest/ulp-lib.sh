@@ -107,6 +107,25 @@ ulp_mrkit_stat() {
 		awk -v f="$1:" '$1 == f { s += $2 } END { print s + 0 }'
 }
 
+# ulp_pi_decoded KIND BLOCK: with mrkit's driver, a read that rdma_rxe_pi
+# corrupted (KIND as ulp_pi_try's, BLOCK the 4 KiB block of $DEV the read
+# began at) must also be decoded by mrkit: every mrkit_sig_err trace event
+# since the trace was cleared names that block's first logical block and
+# the kind - a flipped data byte or guard is a bad guard, a flipped ref
+# tag a bad ref tag - and there is at least one.  The caller enables the
+# event and clears the trace before the read.
+ulp_pi_decoded() {
+	local tr=/sys/kernel/tracing/trace ty=guard sector n ok
+	[ "$1" = 3 ] && ty=reftag
+	sector=$(($2 * 4096 / $(cat /sys/block/${DEV#/dev/}/queue/logical_block_size)))
+	n=$(grep -c ' mrkit_sig_err: ' $tr)
+	ok=$(grep -c " mrkit_sig_err: .* bad $ty at sector $sector " $tr)
+	[ "$n" -gt 0 ] && [ "$n" = "$ok" ] && return 0
+	say "ULP note: pi decode: kind $1 at block $2: $ok of $n events name $ty at sector $sector"
+	grep ' mrkit_sig_err: ' $tr | head -n 3
+	return 1
+}
+
 ulp_pi_try() {
 	local p=/sys/module/rdma_rxe_pi/parameters c0 rc=0 k=$1
 	shift

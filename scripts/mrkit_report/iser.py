@@ -20,6 +20,7 @@ information), per driver:
 
   PI iser T stock|mrkit bytes=N errors=N
   PIERR iser T stock|mrkit injected=N detected=N delivered_corrupt=N
+  PIDECODE iser T mrkit reads=N decoded=N
 
 PI: the fio verify run on the disk and its read-back; a disk the
 initiator saw without T10-DIF integrity counts as an error (the run would
@@ -28,7 +29,10 @@ rdma_rxe_pi sent with a byte of data, guard or ref tag flipped; each must
 have failed (detected equal to injected, every attempt injected), none
 may have returned other data than was written; with mrkit's driver its
 integrity pools must have reported signature errors (sig_errors: the
-reads' corruption, which the initiator's own MRs catch).
+reads' corruption, which the initiator's own MRs catch).  PIDECODE: of
+the corrupted reads with mrkit's driver, those whose mrkit_sig_err trace
+events all named the block the read began at and the kind of error; all
+of them must be.
 
 Throughput is MiB/s, random reads IOPS, medians of the rounds; r is the
 median of the per-round ratios, lo-hi its 95% interval
@@ -79,8 +83,8 @@ def ok_verify(runs, name):
 PI_MIN_BYTES = 8 << 20
 
 
-def pi_lines(runs, t, pis, pierrs, mode, bad):
-    """The PI and PIERR lines of mode pi, and their verdicts into bad."""
+def pi_lines(runs, t, pis, pierrs, mode, bad, decodes=()):
+    """The PI, PIERR and PIDECODE lines of mode pi, and their verdicts into bad."""
     for drv, g in pis:
         v, rb = runs.get(f"pi-{t}-{drv}"), runs.get(f"pireadback-{t}-{drv}")
         if v is None or rb is None:
@@ -111,7 +115,14 @@ def pi_lines(runs, t, pis, pierrs, mode, bad):
         sig = dict(pis).get(drv, {}).get("sig_errors", "0")
         if drv == "mrkit" and not int(sig):
             bad.append("PIERR mrkit: its integrity pools reported no signature error")
+    for drv, g in decodes:
+        reads, dec = int(g.get("reads", "0")), int(g.get("decoded", "0"))
+        print(f"PIDECODE iser {t} {drv} reads={reads} decoded={dec}")
+        if not reads or dec != reads:
+            bad.append(f"PIDECODE {drv}: {dec} of {reads} corrupted reads decoded")
     if mode == "pi":
+        if [d for d, _ in decodes] != ["mrkit"]:
+            bad.append("PIDECODE: mrkit's run expected")
         if sorted(d for d, _ in pis) != ["mrkit", "stock"]:
             bad.append("PI: a run per driver expected")
         if sorted(d for d, _ in pierrs) != ["mrkit", "stock"]:
@@ -128,7 +139,7 @@ def main(argv=None):
     t = a.transport
     runs = fio_report.runs(a.log)
     bad = []
-    pis, pierrs, ended = [], [], False
+    pis, pierrs, decodes, ended = [], [], [], False
 
     for line in guest_lines(a.log):
         w = line.split()
@@ -169,6 +180,8 @@ def main(argv=None):
             pis.append((w[3], kv(w[4:])))
         elif w[1] == "pierr" and len(w) >= 4:
             pierrs.append((w[3], kv(w[4:])))
+        elif w[1] == "pidecode" and len(w) >= 4:
+            decodes.append((w[3], kv(w[4:])))
         elif w[1] == "stats":
             print("STATS iser " + " ".join(w[2:]))
         elif w[1] == "end":
@@ -176,7 +189,7 @@ def main(argv=None):
             if kv(w[2:]).get("splats") != "0":
                 bad.append("splats at the end")
 
-    pi_lines(runs, t, pis, pierrs, a.mode, bad)
+    pi_lines(runs, t, pis, pierrs, a.mode, bad, decodes)
     if a.mode == "pi" and not ended:
         bad.append("the guest did not finish")
 

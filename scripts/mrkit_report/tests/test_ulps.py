@@ -132,13 +132,14 @@ class IserPiTest(LogTest):
 
     def judge(self, fmt="T10-DIF-TYPE1-IP", drivers=("stock", "mrkit"), errors=0,
               pierr="tried=12 injected=12 detected=12 delivered_corrupt=0", sig_errors=6,
-              readback=32 * MIB, end=True):
+              readback=32 * MIB, end=True, decode="reads=6 decoded=6"):
         text = ""
         for d in drivers:
             text += (fio_run(f"pi-rxe-pi-{d}", write_ios=9, read_ios=9, write_bytes=32 * MIB,
                              read_bytes=32 * MIB, verify_errors=errors)
                      + fio_run(f"pireadback-rxe-pi-{d}", read_ios=9, read_bytes=readback)
                      + f"MRKIT-VM ISER pierr rxe-pi {d} {pierr}\n"
+                     + (f"MRKIT-VM ISER pidecode rxe-pi {d} {decode}\n" if d == "mrkit" else "")
                      + f"MRKIT-VM ISER pi rxe-pi {d} integrity={fmt} pools:"
                      + (f" in_use=0 sig_checks=9 sig_errors={sig_errors}" if d == "mrkit" else "")
                      + "\n")
@@ -163,7 +164,18 @@ class IserPiTest(LogTest):
         self.assertEqual(rc, 1)
         self.assertIn(f"PI iser rxe-pi stock bytes={MIB} errors=1", out)
 
+    def test_pidecode_needs_every_corrupted_read_decoded(self):
+        rc, out = self.judge()
+        self.assertIn("PIDECODE iser rxe-pi mrkit reads=6 decoded=6", out)
+        for decode in ("reads=6 decoded=4", "reads=0 decoded=0"):
+            rc, out = self.judge(decode=decode)
+            self.assertEqual(rc, 1, decode)
+            self.assertIn("PIDECODE mrkit:", out)
+
     def test_a_missing_driver_or_an_unfinished_guest_fails(self):
+        rc, out = self.judge(drivers=("stock",))
+        self.assertEqual(rc, 1)
+        self.assertIn("PIDECODE: mrkit's run expected", out)
         rc, out = self.judge(drivers=("mrkit",))
         self.assertEqual(rc, 1)
         self.assertIn("PI: a run per driver expected", out)
