@@ -27,7 +27,9 @@
 #                       short reconnect timers; drv_unload
 #   srp_login           add_target: the target at SRP_ADDR:SRP_PORT, 4 MiB
 #                       commands (max_sect, sg_tablesize) so that large
-#                       requests take several MRs; waits for the disk (DEV)
+#                       requests take several MRs; waits for the disk (DEV);
+#                       with SRP_LOGIN_RETRY=1 a login that fails is tried
+#                       once more, 1 s later, and noted on the console
 #   srp_logout          the initiator's target port deleted; waits until its
 #                       SCSI host is gone
 #   find_dev            DEV: the SCSI disk, once there
@@ -137,11 +139,20 @@ drv_unload() {
 
 find_dev() { ulp_sd_dev; }
 
+srp_add_target() {
+	echo "id_ext=$SRPT_GUID,ioc_guid=$SRPT_GUID,dest=$SRP_ADDR:$SRP_PORT,max_sect=8192,sg_tablesize=2048" \
+		> "$1/add_target"
+}
+
 srp_login() {
 	local h
 	h=$(ls -d /sys/class/infiniband_srp/srp-mrkd0-* | head -n 1)
-	echo "id_ext=$SRPT_GUID,ioc_guid=$SRPT_GUID,dest=$SRP_ADDR:$SRP_PORT,max_sect=8192,sg_tablesize=2048" \
-		> "$h/add_target" || return 1
+	if ! srp_add_target "$h"; then
+		[ "${SRP_LOGIN_RETRY:-0}" = 1 ] || return 1
+		say "SRP note: login failed, tried again"
+		sleep 1
+		srp_add_target "$h" || return 1
+	fi
 	ulp_wait 300 find_dev || return 1
 	# Up to 4 MiB per request, whatever the target suggests.
 	echo 4096 > /sys/block/${DEV#/dev/}/queue/max_sectors_kb

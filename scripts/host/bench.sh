@@ -23,7 +23,7 @@
 #    (bench/bench_w3_smp.c), where locks and LOCK prefixes are real;
 #  - end to end, A/B: the stock ULP modules against the kernel's ULPs
 #    converted to mrkit (nvme-rdma, NFS/RDMA, iSER, SRP), one guest boot
-#    per transport (rxe, siw; SRP over rxe only), interleaved.
+#    per transport (rxe, siw), interleaved.
 # Prints PARITY, ICOUNT, MEMORY, ATOMICS (the sanitizer build's counts), the goals
 # and a COST line for each goal not met;
 # writes .check/bench-results.json (machine, kernels, date, commit, every
@@ -89,15 +89,14 @@ PYTHONPATH="$proj/scripts" python3 -m mrkit_report.bench parse --uml "$out/bench
 	--icount "$out/bench-icount.log" --out "$out/bench-results.json"
 [[ $parts == *" ab "* ]] || exit 0
 
-# One converted ULP's A/B: ab_ulp ULP TITLE LEGEND LINES [TRANSPORTS]
-# (LINES: a grep -E alternation of the report lines to show besides AB;
-# TRANSPORTS: rxe and siw unless given).
+# One converted ULP's A/B over rxe and siw: ab_ulp ULP TITLE LEGEND LINES
+# (LINES: a grep -E alternation of the report lines to show besides AB).
 ab_ulp() {
 	local ulp=$1 t ab=0
 	echo
 	echo "$2"
 	echo "$3"
-	for t in ${5:-rxe siw}; do
+	for t in rxe siw; do
 		"$proj/scripts/host/vm-ulp.sh" "$ulp" "$t" bench > "$out/bench-$ulp-$t.out" 2>&1 || ab=1
 		grep -E "^(AB |$4|$ulp-report|ulp: $ulp over)" "$out/bench-$ulp-$t.out" || true
 	done
@@ -112,5 +111,5 @@ ab_ulp nfs "NFS/RDMA A/B: stock rpcrdma.ko vs rpcrdma with frwr_ops.c on mrkit, 
 	"$legend" "AB "
 ab_ulp iser "iSER A/B: stock ib_iser.ko vs ib_iser on mrkit (AB), and mrkit lazy vs its rkey fence (FENCE), one boot per transport, interleaved rounds" \
 	"$legend" "FENCE "
-ab_ulp srp "SRP A/B: stock ib_srp.ko vs ib_srp on mrkit, one boot, interleaved rounds, over rxe (one guest cannot run SRP over siw)" \
-	"$legend" "LOC " rxe
+ab_ulp srp "SRP A/B: stock ib_srp.ko vs ib_srp on mrkit, one boot per transport, interleaved rounds" \
+	"$legend" "LOC "

@@ -149,8 +149,8 @@ echo "=== the two lanes of single-guest scenarios: $((SECONDS - t0)) s"
 # link down past the ULP's timeout, the target killed and booted again,
 # the session deleted) under fio verify: nvme-rdma on mrkit against
 # nvmet-rdma over rxe, and ib_srp on mrkit against LIO's ib_srpt over siw
-# (which one guest cannot run); make faults runs every fault over both
-# providers, with the stock drivers and iSER and NFS too.
+# (step 4 runs it over rxe in one guest); make faults runs every fault
+# over both providers, with the stock drivers and iSER and NFS too.
 run "pair: nvme on mrkit over rxe, two guests, one fault of each kind" \
 	scripts/host/vm-pair.sh nvme rxe check
 run "pair: srp on mrkit over siw, two guests, one fault of each kind" \

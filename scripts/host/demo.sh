@@ -29,9 +29,10 @@
 # module), and for both the TPG disabled and enabled, the target port
 # removed and added, and the RDMA link deleted and added under load;
 # VERIFY / MRS / FAULT / LOC lines from scripts/mrkit_report/srp.py.  (One
-# guest cannot run SRP over siw: siw's wildcard listener, which ib_srpt
-# uses, takes no connection from its own host; two guests do, in make
-# check and make faults.)
+# guest logs in over siw when it boots without IPv6, and make bench runs
+# its A/B so, but this demo over siw in one guest is not dependable:
+# scripts/host/ulp-srp.sh.  Two guests run SRP over siw under faults, in
+# make check and make faults.)
 # Then T10-PI end to end: nvme-rdma (mrkit's and the stock one) against
 # nvmet-rdma with pi_enable, on a namespace over a scsi_debug disk with
 # DIF type 1 and DIX, over rdma_rxe_pi (rxe with integrity MRs, built at

@@ -21,6 +21,15 @@ check) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-24} srp_verify4k=${SRP_VERIFY4K:-4}
 demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64} srp_fault=${SRP_FAULT:-32} srp_faults=${SRP_FAULTS:-tpg,rport,link}" ;;
 *) ULP_CMDLINE="mrkit_ab_secs=${SRP_AB_SECS:-3} mrkit_ab_rounds=${SRP_AB_ROUNDS:-8}" ;;
 esac
+# Over siw the guest boots without IPv6: ib_srpt listens on IPv6's
+# wildcard address when it can, and siw hands such a listener IPv4
+# connections with v4-mapped addresses, which RDMA/CM refuses before
+# ib_srpt sees the login; without IPv6 ib_srpt listens on IPv4's.  (The
+# two-guest runs boot so over both transports: init-pair-srp.sh.)  The
+# demo over siw in one guest is not dependable (after a fault the RDMA
+# link's deletion can wait for good for one of ib_srpt's channels;
+# Documentation/mrkit-testing.rst); make demo runs SRP over rxe only.
+[ "$transport" != siw ] || ULP_CMDLINE="$ULP_CMDLINE ipv6.disable=1"
 
 # The module's upstream directory in the tree.
 ULP_SRC=drivers/infiniband/ulp/srp

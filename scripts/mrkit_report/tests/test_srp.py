@@ -8,26 +8,26 @@ MIB = 1 << 20
 
 class SrpTest(LogTest):
     def log(self, verify_errors=0, leaks=0, rec=1, multi=18, per=3, splats=0,
-            cross_errors=0):
+            cross_errors=0, t="rxe"):
         return self.write("c.log", (
-            fio_run("verify-rxe-mrkit", write_ios=9, read_ios=9, write_bytes=24 * MIB,
+            fio_run(f"verify-{t}-mrkit", write_ios=9, read_ios=9, write_bytes=24 * MIB,
                     read_bytes=24 * MIB, verify_errors=verify_errors)
-            + fio_run("readback-rxe-mrkit", read_ios=9, read_bytes=24 * MIB)
-            + fio_run("crossread-rxe-mrkit", read_ios=8, read_bytes=24 * MIB,
+            + fio_run(f"readback-{t}-mrkit", read_ios=9, read_bytes=24 * MIB)
+            + fio_run(f"crossread-{t}-mrkit", read_ios=8, read_bytes=24 * MIB,
                       verify_errors=cross_errors)
-            + f"MRKIT-VM SRP mrs rxe mrkit per_request_max={per} multi_mr_requests={multi} maps=99\n"
-            + f"MRKIT-VM SRP verify rxe mrkit leaks={leaks}\n"
-            + fio_run("fault-rxe-tpg-mrkit-pre", write_ios=4, read_ios=4)
-            + fio_run("fault-rxe-tpg-mrkit", write_ios=5, read_ios=5)
-            + fio_run("fault-rxe-tpg-mrkit-after-b", read_ios=5)
-            + fio_run("fault-rxe-tpg-mrkit-after", read_ios=4)
-            + f"MRKIT-VM SRP fault rxe tpg mrkit reconnects={rec} leaks=0 splats={splats}\n"
+            + f"MRKIT-VM SRP mrs {t} mrkit per_request_max={per} multi_mr_requests={multi} maps=99\n"
+            + f"MRKIT-VM SRP verify {t} mrkit leaks={leaks}\n"
+            + fio_run(f"fault-{t}-tpg-mrkit-pre", write_ios=4, read_ios=4)
+            + fio_run(f"fault-{t}-tpg-mrkit", write_ios=5, read_ios=5)
+            + fio_run(f"fault-{t}-tpg-mrkit-after-b", read_ios=5)
+            + fio_run(f"fault-{t}-tpg-mrkit-after", read_ios=4)
+            + f"MRKIT-VM SRP fault {t} tpg mrkit reconnects={rec} leaks=0 splats={splats}\n"
             + f"MRKIT-VM SRP end splats={splats}\n"))
 
     def judge(self, log, mode="check", build_text="SPLICE-LOC ib_srp.c upstream=450 ours=340\n"
-              "SPLICE-LOC ib_srp.h upstream=14 ours=7\n"):
+              "SPLICE-LOC ib_srp.h upstream=14 ours=7\n", t="rxe"):
         build = self.write("b.log", build_text)
-        return self.run_main(srp, ["--transport", "rxe", "--mode", mode,
+        return self.run_main(srp, ["--transport", t, "--mode", mode,
                                    "--build-log", build, log])
 
     def test_a_clean_run_passes(self):
@@ -38,6 +38,19 @@ class SrpTest(LogTest):
         self.assertIn("FAULT srp rxe tpg mrkit ios=10 failed=0 reconnects=1 leaks=0 "
                       "verify_errors=0 splats=0", out)
         self.assertIn("LOC srp stock=464 mrkit=347", out)
+
+    def test_a_siw_run_has_its_own_rows(self):
+        # One guest runs SRP over siw too; its rows name the transport.
+        rc, out = self.judge(self.log(t="siw", per=5), t="siw")
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"VERIFY srp siw mrkit bytes={24 * MIB} errors=0", out)
+        self.assertIn("MRS srp siw per_request_max=5 multi_mr_requests=18", out)
+        self.assertIn("FAULT srp siw tpg mrkit ios=10 failed=0 reconnects=1 leaks=0 "
+                      "verify_errors=0 splats=0", out)
+        # The runs of one transport are not taken for the other's.
+        rc, out = self.judge(self.log(t="siw"), t="rxe")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("srp-report: FAILED: verify mrkit: fio runs missing", out)
 
     def fails(self, log, why):
         rc, out = self.judge(log)
