@@ -35,6 +35,9 @@ mode=${mrkit_mode:-check}
 
 # Console: only crit and above, so that fio's JSON stays in one piece.
 echo 3 > /proc/sys/kernel/printk
+# The kernel the guest booted: the reports' kernel= field
+# (scripts/mrkit_report/fio.py kernel_field).
+say "kernel $(uname -r)"
 
 ulp_fio_mount() {
 	local m
