@@ -733,6 +733,9 @@ def main():
                   f"-> {body.count(chr(10))} lines of ours")
             if a.loc:
                 print(f"SPLICE-LOC {os.path.basename(up)} upstream={code_lines(old)} ours={code_lines(body)}")
+        # Every target planned (and checked against the reference) before
+        # any is written: a refusal leaves no converted file behind.
+        work = []
         for up, items in targets.items():
             with open(up, encoding="utf-8") as f:
                 src = Source(up, f.read())
@@ -746,7 +749,9 @@ def main():
                 with open(os.path.join(a.reference, rel), encoding="utf-8") as f:
                     ref = Source(rel, f.read())
                 against_reference(src, ref, items, notes, mine, a.kernel)
-            apply(src, plan(src, items, notes), outp, a.loc)
+            work.append((src, plan(src, items, notes), outp))
+        for src, edits, outp in work:
+            apply(src, edits, outp, a.loc)
     except (SpliceError, OSError) as e:
         print(f"splice: REFUSED: {e}", file=sys.stderr)
         return 1

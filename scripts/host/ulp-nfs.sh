@@ -50,7 +50,7 @@ ulp_build() {
 	mkdir -p "$s"
 	ulp_src "$s"
 	python3 "$splice" --loc --tree "$tree" "${splice_args[@]}" --outdir "$s" \
-		"$proj"/ulp/nfs/*.splice
+		"$proj"/ulp/nfs/*.splice || return 1
 	ulp_make "$s"
 	cp "$s/rpcrdma.ko" "$d/"
 }

@@ -40,7 +40,7 @@ ulp_build() {
 	mkdir -p "$s"
 	ulp_src "$s"
 	python3 "$splice" --loc --tree "$tree" "${splice_args[@]}" --outdir "$s" \
-		"$proj"/ulp/nvme/*.splice
+		"$proj"/ulp/nvme/*.splice || return 1
 	ulp_make "$s"
 	cp "$s/nvme-rdma.ko" "$d/"
 }
