@@ -37,7 +37,9 @@
 # Console log: .check/ulp-ULP-TRANSPORT-MODE.log (-6.12.log on 6.12).
 # MRKIT_KERNEL=6.12 runs Debian's 6.12 kernel and the ULP built from
 # linux-source-6.12 (splice.py --kernel 6.12: ulp/ULP/6.12/ overrides);
-# the report lines end with kernel=6.12.  ULP_BUILD_ONLY=1 stops after
+# the report lines end with kernel=6.12.  ULP_DRIVERS=stock,mrkit: mode
+# check runs its verify and its fault with each of these drivers, in
+# order (default: the ULP's own, mrkit).  ULP_BUILD_ONLY=1 stops after
 # the build.
 set -euo pipefail
 
@@ -59,6 +61,7 @@ ULP_CMDLINE=""
 ulp_report() { :; }
 # shellcheck source=/dev/null
 . "$hook"
+[ -z "${ULP_DRIVERS:-}" ] || ULP_CMDLINE="$ULP_CMDLINE mrkit_drivers=$ULP_DRIVERS"
 # make bench's A/B: 8 rounds, each driver loaded, connected and measured
 # anew (ulp_ab_alternate); twice the ULP's bound.
 [ "$mode" != bench ] || ULP_TIMEOUT=$((ULP_TIMEOUT * 2))
