@@ -615,10 +615,10 @@ def region(src, words):
     return src.text[s:e]
 
 
-def overlay(up, items, over, kernel):
+def overlay(items, over, kernel):
     """Apply an override file's directives (the kernel's) to a target's
-    items: (items, {where: note}, [(words, where)] of the kept ones, set
-    of the wheres that came from the override)."""
+    items: (items, {where: note}, set of the wheres that came from the
+    override)."""
     index = {}
     for i, (words, _, where) in enumerate(items):
         index.setdefault(" ".join(words), []).append(i)
@@ -652,7 +652,7 @@ def overlay(up, items, over, kernel):
         if any(w == bwhere for _, _, w in out if w in mine):
             raise SpliceError(f"{bwhere}: both kept and overridden for {kernel}")
         notes[bwhere] = f"{kernel}: upstream differs, kept"
-    return out, notes, kept, mine
+    return out, notes, mine
 
 
 def against_reference(src, ref, items, notes, mine, kernel):
@@ -714,17 +714,24 @@ def main():
                 ov = os.path.join(os.path.dirname(sp), a.kernel, os.path.basename(sp))
                 if not os.path.exists(ov):
                     continue
-                over, _ = collect([ov], a.tree)
-                if not over or _:
+                over, over_whole = collect([ov], a.tree)
+                if not over or over_whole:
                     raise SpliceError(f"{ov}: an override file splices (no whole-file)")
                 for up, items in over.items():
                     if up not in targets:
                         raise SpliceError(f"{ov}: {up} is not a target of {sp}")
-                    targets[up], notes, kept, mine = overlay(up, targets[up], items, a.kernel)
+                    targets[up], notes, mine = overlay(targets[up], items, a.kernel)
                     extra[up] = (notes, mine)
         for up, (body, where) in whole.items():
             with open(up, encoding="utf-8") as f:
                 old = f.read()
+            if a.kernel:
+                with open(os.path.join(a.reference, os.path.relpath(up, a.tree)),
+                          encoding="utf-8") as f:
+                    if f.read() != old:
+                        raise SpliceError(f"{where}: the upstream file differs on {a.kernel} "
+                                          f"from the reference; a whole-file replacement "
+                                          f"has no override")
             outp = os.path.join(a.outdir, os.path.basename(up))
             with open(outp, "w", encoding="utf-8") as f:
                 f.write(body)
