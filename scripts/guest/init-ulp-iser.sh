@@ -9,6 +9,7 @@
 # fio (over 9p) drives the SCSI disk /dev/sdX.
 #   mrkit_mode=check  mrkit driver: a short verify run and its read-back,
 #                     the target portal removed and re-added under load
+#                     (iser_drv, or each driver of mrkit_drivers)
 #   mrkit_mode=demo   verify runs: 256 MiB for mrkit, 64 MiB for mrkit with
 #                     the fence and for stock; logout+login and the portal
 #                     fault under load (mrkit, or iser_drv)
@@ -304,9 +305,11 @@ s_start=$(ulp_splats)
 faults=$(echo "${iser_faults:-}" | tr ',' ' ')
 case $mode in
 check)
-	run_verify "${iser_drv:-mrkit}" "$vmib"
-	for f in $faults; do
-		run_fault "${iser_drv:-mrkit}" "$f" "$fmib"
+	for drv_ in $(ulp_drivers "${iser_drv:-mrkit}"); do
+		run_verify "$drv_" "$vmib"
+		for f in $faults; do
+			run_fault "$drv_" "$f" "$fmib"
+		done
 	done
 	;;
 demo)

@@ -21,7 +21,8 @@
 # (over 9p) works on files in the mount.
 #   mrkit_mode=check  mrkit module: a short verify run (direct and
 #                     buffered) and its read-back, and nfsd's threads to 0
-#                     and back under fio
+#                     and back under fio (each module of mrkit_drivers:
+#                     ulp-lib.sh ulp_drivers)
 #   mrkit_mode=demo   mrkit module: 128 MiB direct + 128 MiB buffered
 #                     verify and read-back; then, for both modules, the
 #                     nfsd restart under load and an umount right after I/O

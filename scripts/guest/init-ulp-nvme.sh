@@ -7,6 +7,7 @@
 # with a guest-only address.  fio (over 9p) drives /dev/nvmeXnY.
 #   mrkit_mode=check  mrkit driver: a short verify run, its read-back, and
 #                     the target's port removed and re-added under load
+#                     (each driver of mrkit_drivers: ulp-lib.sh ulp_drivers)
 #   mrkit_mode=demo   mrkit driver: 256 MiB verify run and read-back; then,
 #                     for both drivers, the port fault and the controller
 #                     deleted under load (fio verify running)

@@ -11,7 +11,8 @@
 # 4 KiB random writes (one MR each); each region is read back and checked
 # in a second pass.
 #   mrkit_mode=check  the mrkit driver: a short verify run, and the first
-#                     fault of srp_faults under load
+#                     fault of srp_faults under load (each driver of
+#                     mrkit_drivers: ulp-lib.sh ulp_drivers)
 #   mrkit_mode=demo   verify runs for both drivers; for both, each fault of
 #                     srp_faults under load: tpg (TPG off and on: ib_srp
 #                     reconnects), rport (the initiator's target port

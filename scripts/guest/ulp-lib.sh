@@ -30,6 +30,7 @@
 #   ulp_ab_jobs D R S A...  one driver's A/B fio jobs (round 0: the data)
 #   run_ab D R S        one driver's A/B round (ab_up, the jobs, ab_down)
 #   ulp_run_mode V F DV DF FAULT...  the schedule of mrkit_mode
+#   ulp_drivers DEFAULT the drivers of mrkit_mode=check, in order
 #   ulp_unload_mrkit    rmmod mrkit, retried for up to 10 s
 #   ulp_finish NAME     unload mrkit, report splats, PASS, power off
 # Every function keeps its variables local: callers loop over their own.
@@ -39,6 +40,9 @@ mode=${mrkit_mode:-check}
 
 # Console: only crit and above, so that fio's JSON stays in one piece.
 echo 3 > /proc/sys/kernel/printk
+# The kernel the guest booted: the reports' kernel= field
+# (scripts/mrkit_report/fio.py kernel_field).
+say "kernel $(uname -r)"
 
 ulp_fio_mount() {
 	local m
@@ -205,18 +209,26 @@ run_ab() {
 	ab_down "$1"
 }
 
+# ulp_drivers DEFAULT: the drivers mrkit_mode=check runs, in order:
+# mrkit_drivers (a comma list, e.g. stock,mrkit: vm-ulp.sh's ULP_DRIVERS),
+# else DEFAULT.
+ulp_drivers() { echo "${mrkit_drivers:-$1}" | tr ',' ' '; }
+
 # ulp_run_mode VMIB FMIB DEMO_VMIB DEMO_FMIB FAULT...: the schedule of
 # mrkit_mode, with the caller's run_verify DRIVER MIB, run_fault DRIVER
 # FAULT MIB and run_ab: check, mrkit's verify run (VMIB) and the first
-# FAULT (FMIB); demo, mrkit's verify run (DEMO_VMIB) and every FAULT with
-# the stock driver and mrkit's (DEMO_FMIB); bench, ulp_ab_rounds.
+# FAULT (FMIB), for each driver of ulp_drivers mrkit; demo, mrkit's verify
+# run (DEMO_VMIB) and every FAULT with the stock driver and mrkit's
+# (DEMO_FMIB); bench, ulp_ab_rounds.
 ulp_run_mode() {
 	local vm_=$1 fm_=$2 dv_=$3 df_=$4 f_ d_
 	shift 4
 	case $mode in
 	check)
-		run_verify mrkit "$vm_"
-		run_fault mrkit "$1" "$fm_"
+		for d_ in $(ulp_drivers mrkit); do
+			run_verify $d_ "$vm_"
+			run_fault $d_ "$1" "$fm_"
+		done
 		;;
 	demo)
 		run_verify mrkit "$dv_"

@@ -43,6 +43,12 @@
 # stock one, with pi_enable) against LIO's ib_isert with t10_pi on a RAM
 # LUN that keeps DIF type 1 protection information, over rdma_rxe_pi: fio
 # verify (64 MiB), then the corrupted single-block writes and reads.
+# Last, the same four ULPs on Debian's 6.12 kernel, built from
+# linux-source-6.12 with the same splice files (and ulp/ULP/6.12/ where
+# upstream differs: scripts/host/splice.py --kernel): for the stock 6.12
+# module and then mrkit's, the short verify run and the first fault of
+# make check's schedule (ULP_DRIVERS=stock,mrkit), over rxe and siw (SRP
+# over rxe); their lines end with kernel=6.12.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -67,6 +73,14 @@ echo "=== T10-PI: nvme-rdma on mrkit vs nvmet-rdma with pi_enable over rdma_rxe_
 NVME_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" nvme rxe-pi pi || rc=1
 echo "=== T10-PI: iSER, ib_iser on mrkit vs LIO ib_isert with t10_pi over rdma_rxe_pi"
 ISER_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" iser rxe-pi pi || rc=1
+for u in nvme nfs iser srp; do
+	for t in rxe siw; do
+		[ "$u.$t" != srp.siw ] || continue
+		echo "=== Debian's 6.12 kernel: $u from linux-source-6.12 on mrkit and stock over $t"
+		MRKIT_KERNEL=6.12 ULP_DRIVERS=stock,mrkit \
+			"$proj/scripts/host/vm-ulp.sh" "$u" "$t" check || rc=1
+	done
+done
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
 exit $rc

@@ -3,9 +3,10 @@
 """Apply our replacement code to an upstream kernel source file at build time.
 
 The repository carries no kernel source text: an upstream file (copied out
-of the unpacked linux-source-6.1 tree) and one or more "splice" files of
-ours go in; the converted file comes out.  A splice file is C whose
-directives are comments on a line of their own; each directive owns the
+of the unpacked linux-source-6.1 tree, or another kernel's: see "Other
+kernels" below) and one or more "splice" files of ours go in; the
+converted file comes out.  A splice file is C whose directives are
+comments on a line of their own; each directive owns the
 lines after it, up to the next directive:
 
   /* mrkit-splice: file drivers/nvme/host/rdma.c */   target, for --tree
@@ -27,6 +28,8 @@ lines after it, up to the next directive:
   /* mrkit-splice: replace-define MACRO */            a #define (all its lines)
   /* mrkit-splice: replace-comment WORDS... */         a top-level comment whose
   /* mrkit-splice: delete-comment WORDS... */          text starts with WORDS
+  /* mrkit-splice: keep DIRECTIVE... */               override files only
+                                                     (see "Other kernels")
 
 Functions, prototypes and structs are found by a C-aware scan (comments,
 strings and preprocessor lines masked, braces and parentheses matched),
@@ -44,9 +47,35 @@ file per splice file, named by its first directive (file or whole-file);
 the tool refuses any other.  ulp/ULP/series groups a ULP's directives into
 the patches of make patches (scripts/host/patches.py).
 
+Other kernels: the splice files are written against linux-source-6.1,
+the reference.  For another kernel series K (6.12), --kernel K with
+--reference TREE61 builds from K's tree with the same directives, except
+where an override file of ours, ulp/ULP/K/F.splice (the splice file's
+directory, then K, then its basename), says otherwise.  Its first
+directive is the same `file`; each other directive either
+  - has the words of one directive of the base file: its block is K's
+    replacement for that block (e.g. a small function whose body reads a
+    field K's kernel moved), or
+  - is new (not in the base file): it applies on K only, or
+  - is /* mrkit-splice: keep WORDS... */ with WORDS those of a base
+    directive, and a comment (no code) as its block: the upstream region
+    differs on K, and the base block stands - the comment says why.
+Every directive's upstream region (what it replaces or deletes, or the
+function or member it anchors on; the last #include line for
+add-after-includes) is compared between the reference tree and K's: one
+that differs must be overridden or kept, else the run is refused, and a
+`keep` whose region is the same is refused too.  A line per file names
+the regions that differ, and each change line says which case it is:
+[K: upstream differs, K's block], [K: upstream differs, kept], [K's
+block] or [K only].  So that an override stays small, a base file puts
+what a kernel changed under it into small functions of their own
+directive, and K's file replaces only those.  Without --kernel nothing
+changes.
+
 Usage:
   splice.py --tree TREE --outdir DIR SPLICE...   targets named by `file`
   splice.py --upstream FILE --out FILE SPLICE... one target, no `file`
+  splice.py --tree TREE --kernel K --reference TREE61 --outdir DIR SPLICE...
   add --loc to print "SPLICE-LOC <file> upstream=N ours=M" (code lines:
   neither blank nor comment-only) for the touched and inserted regions.
 """
@@ -369,8 +398,10 @@ def code_lines(text):
     return n
 
 
-def plan(src, items):
-    """Turn directives into edits: (start, end, new text, description)."""
+def plan(src, items, notes=None):
+    """Turn directives into edits: (start, end, new text, description).
+
+    notes: {where: text} appended to a directive's description."""
     edits = []
     for words, block, where in items:
         verb, args = words[0], words[1:]
@@ -457,6 +488,9 @@ def plan(src, items):
             edits.append((s, e, body, f"replace #define {args[0]}"))
         else:
             raise SpliceError(f"{where}: unknown directive {verb}")
+        if notes and where in notes:
+            s_, e_, n_, d_ = edits[-1]
+            edits[-1] = (s_, e_, n_, f"{d_} [{notes[where]}]")
     edits.sort(key=lambda x: (x[0], x[1]))
     for a, b in zip(edits, edits[1:]):
         if b[0] < a[1]:
@@ -554,6 +588,107 @@ def collect(paths, tree=None, upstream=None):
     return targets, whole
 
 
+def region(src, words):
+    """The upstream text a directive replaces, deletes or anchors on."""
+    verb, args = words[0], words[1:]
+    if verb in ("replace", "delete", "rename", "insert-before", "insert-after"):
+        s, e = src.one(args[0], "def")
+        s = src.with_comment(s)
+    elif verb in ("replace-decl", "delete-decl"):
+        s, e = src.one(args[0], "decl")
+    elif verb == "member":
+        s, e = src.member(args[0], args[-1])
+    elif verb in ("replace-member", "delete-member"):
+        s, e = src.member(args[0], args[1])
+    elif verb == "delete-struct":
+        s, e = src.struct_def(args[0])
+        s = src.with_comment(s)
+    elif verb in ("replace-comment", "delete-comment"):
+        s, e = src.comment(args)
+    elif verb == "replace-define":
+        s, e = src.define(args[0])
+    elif verb == "add-after-includes":
+        e = src.after_includes()
+        s = src.line_start(e - 1)
+    else:
+        raise SpliceError(f"{src.path}: {verb}: no upstream region")
+    return src.text[s:e]
+
+
+def overlay(items, over, kernel):
+    """Apply an override file's directives (the kernel's) to a target's
+    items: (items, {where: note}, set of the wheres that came from the
+    override)."""
+    index = {}
+    for i, (words, _, where) in enumerate(items):
+        index.setdefault(" ".join(words), []).append(i)
+    out, kept, mine, notes = list(items), [], set(), {}
+
+    def base(words, where):
+        hits = index.get(" ".join(words), [])
+        if len(hits) > 1:
+            raise SpliceError(f"{where}: {' '.join(words)}: {len(hits)} base directives")
+        return hits[0] if hits else None
+
+    for words, block, where in over:
+        if words[0] == "keep":
+            i = base(words[1:], where)
+            if i is None:
+                raise SpliceError(f"{where}: keep {' '.join(words[1:])}: no such base directive")
+            if code_lines(block) or not block.strip():
+                raise SpliceError(f"{where}: keep takes a comment (why the base block "
+                                  f"stands), no code")
+            kept.append((words[1:], items[i][2]))
+            continue
+        i = base(words, where)
+        mine.add(where)
+        if i is None:
+            out.append((words, block, where))
+            notes[where] = f"{kernel} only"
+        else:
+            out[i] = (words, block, where)
+            notes[where] = f"{kernel}'s block"
+    for words, bwhere in kept:
+        if any(w == bwhere for _, _, w in out if w in mine):
+            raise SpliceError(f"{bwhere}: both kept and overridden for {kernel}")
+        notes[bwhere] = f"{kernel}: upstream differs, kept"
+    return out, notes, mine
+
+
+def against_reference(src, ref, items, notes, mine, kernel):
+    """Compare each directive's upstream region with the reference tree's;
+    refuse a differing one that is neither overridden nor kept, and a keep
+    of one that does not differ.  Prints one line naming the differences."""
+    differ, total = [], 0
+    for words, _, where in items:
+        if notes.get(where) == f"{kernel} only":
+            continue
+        total += 1
+        mine_now = region(src, words)
+        try:
+            theirs = region(ref, words)
+        except SpliceError:
+            theirs = None
+        kept = notes.get(where, "").endswith("kept")
+        if mine_now == theirs:
+            if kept:
+                raise SpliceError(f"{where}: keep {' '.join(words)}: the upstream "
+                                  f"region is the same on {kernel}; drop the keep")
+            continue
+        differ.append(" ".join(words))
+        if where in mine:
+            notes[where] = f"{kernel}: upstream differs, {kernel}'s block"
+        elif not kept:
+            raise SpliceError(f"{where}: {' '.join(words)}: the upstream region differs "
+                              f"on {kernel} from the reference; give the override file "
+                              f"({kernel}/{os.path.basename(where.rsplit(':', 1)[0])}) "
+                              f"a block for it, or a keep saying why the base block "
+                              f"stands")
+    name = os.path.basename(src.path)
+    print(f"splice: {name}: {kernel} against the reference: {len(differ)} of {total} "
+          f"upstream regions differ" + (": " + "; ".join(differ) if differ else ""))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tree", help="the unpacked kernel tree (with `file` directives)")
@@ -561,6 +696,8 @@ def main():
     ap.add_argument("--upstream", help="a single upstream file")
     ap.add_argument("--out", help="output for --upstream")
     ap.add_argument("--loc", action="store_true", help="print SPLICE-LOC lines")
+    ap.add_argument("--kernel", help="the kernel series of TREE, when not the reference")
+    ap.add_argument("--reference", help="the reference tree (linux-source-6.1), with --kernel")
     ap.add_argument("splices", nargs="+")
     a = ap.parse_args()
     try:
@@ -568,10 +705,33 @@ def main():
             raise SpliceError("--upstream needs --out")
         if not a.upstream and not (a.tree and a.outdir):
             raise SpliceError("give --tree and --outdir, or --upstream and --out")
+        if bool(a.kernel) != bool(a.reference) or (a.kernel and not a.tree):
+            raise SpliceError("--kernel and --reference go together, with --tree")
         targets, whole = collect(a.splices, a.tree, a.upstream)
+        extra = {}
+        if a.kernel:
+            for sp in a.splices:
+                ov = os.path.join(os.path.dirname(sp), a.kernel, os.path.basename(sp))
+                if not os.path.exists(ov):
+                    continue
+                over, over_whole = collect([ov], a.tree)
+                if not over or over_whole:
+                    raise SpliceError(f"{ov}: an override file splices (no whole-file)")
+                for up, items in over.items():
+                    if up not in targets:
+                        raise SpliceError(f"{ov}: {up} is not a target of {sp}")
+                    targets[up], notes, mine = overlay(targets[up], items, a.kernel)
+                    extra[up] = (notes, mine)
         for up, (body, where) in whole.items():
             with open(up, encoding="utf-8") as f:
                 old = f.read()
+            if a.kernel:
+                with open(os.path.join(a.reference, os.path.relpath(up, a.tree)),
+                          encoding="utf-8") as f:
+                    if f.read() != old:
+                        raise SpliceError(f"{where}: the upstream file differs on {a.kernel} "
+                                          f"from the reference; a whole-file replacement "
+                                          f"has no override")
             outp = os.path.join(a.outdir, os.path.basename(up))
             with open(outp, "w", encoding="utf-8") as f:
                 f.write(body)
@@ -580,13 +740,25 @@ def main():
                   f"-> {body.count(chr(10))} lines of ours")
             if a.loc:
                 print(f"SPLICE-LOC {os.path.basename(up)} upstream={code_lines(old)} ours={code_lines(body)}")
+        # Every target planned (and checked against the reference) before
+        # any is written: a refusal leaves no converted file behind.
+        work = []
         for up, items in targets.items():
             with open(up, encoding="utf-8") as f:
                 src = Source(up, f.read())
             outp = a.out or os.path.join(a.outdir, os.path.basename(up))
             if os.path.abspath(outp) == os.path.abspath(up):
                 raise SpliceError(f"{up}: refusing to write over the upstream file")
-            apply(src, plan(src, items), outp, a.loc)
+            notes = None
+            if a.kernel:
+                notes, mine = extra.get(up, ({}, set()))
+                rel = os.path.relpath(up, a.tree)
+                with open(os.path.join(a.reference, rel), encoding="utf-8") as f:
+                    ref = Source(rel, f.read())
+                against_reference(src, ref, items, notes, mine, a.kernel)
+            work.append((src, plan(src, items, notes), outp))
+        for src, edits, outp in work:
+            apply(src, edits, outp, a.loc)
     except (SpliceError, OSError) as e:
         print(f"splice: REFUSED: {e}", file=sys.stderr)
         return 1

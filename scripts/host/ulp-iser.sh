@@ -54,7 +54,7 @@ ulp_build() {
 	ulp_src "$dir"
 	# The converted files overwrite their copies; the splice tool prints
 	# each change and proves the rest identical (the build log keeps it).
-	python3 "$splice" --tree "$tree" --outdir "$dir" --loc \
+	python3 "$splice" --tree "$tree" "${splice_args[@]}" --outdir "$dir" --loc \
 		"$proj"/ulp/iser/*.splice || return 1
 	ulp_make "$dir" || return 1
 	[ -f "$dir/ib_iser.ko" ]

@@ -49,7 +49,8 @@ ulp_build() {
 	local d=$1 s=$1/src
 	mkdir -p "$s"
 	ulp_src "$s"
-	python3 "$splice" --loc --tree "$tree" --outdir "$s" "$proj"/ulp/nfs/*.splice
+	python3 "$splice" --loc --tree "$tree" "${splice_args[@]}" --outdir "$s" \
+		"$proj"/ulp/nfs/*.splice || return 1
 	ulp_make "$s"
 	cp "$s/rpcrdma.ko" "$d/"
 }

@@ -5,8 +5,10 @@
 # linux-source-6.1) with its memory registration replaced by mrkit (our
 # code: ulp/nvme/rdma.c.splice, applied by scripts/host/splice.py),
 # against Debian's headers, linked to the stock nvme-core and nvme-fabrics
-# and to mrkit.  The guest side is scripts/guest/init-ulp-nvme.sh; the
-# report is scripts/mrkit_report/nvme.py.
+# and to mrkit.  MRKIT_KERNEL=6.12: from linux-source-6.12, with
+# ulp/nvme/6.12/rdma.c.splice (splice.py --kernel 6.12).  The guest side
+# is scripts/guest/init-ulp-nvme.sh; the report is
+# scripts/mrkit_report/nvme.py.
 
 ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
 # mode pi (over rxe-pi): a namespace on a scsi_debug disk with DIF and DIX.
@@ -37,8 +39,8 @@ ulp_build() {
 	local d=$1 s=$1/src
 	mkdir -p "$s"
 	ulp_src "$s"
-	python3 "$splice" --loc --tree "$tree" --outdir "$s" \
-		"$proj"/ulp/nvme/*.splice
+	python3 "$splice" --loc --tree "$tree" "${splice_args[@]}" --outdir "$s" \
+		"$proj"/ulp/nvme/*.splice || return 1
 	ulp_make "$s"
 	cp "$s/nvme-rdma.ko" "$d/"
 }

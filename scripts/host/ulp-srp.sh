@@ -54,7 +54,7 @@ ulp_build() {
 	ulp_src "$s"
 	# The converted files overwrite their copies; the splice tool prints
 	# each change and proves the rest identical (the build log keeps it).
-	python3 "$splice" --loc --tree "$tree" --outdir "$s" \
+	python3 "$splice" --loc --tree "$tree" "${splice_args[@]}" --outdir "$s" \
 		"$proj"/ulp/srp/*.splice || return 1
 	ulp_make "$s" || return 1
 	cp "$s/ib_srp.ko" "$d/"

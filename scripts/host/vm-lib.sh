@@ -301,15 +301,22 @@ vm_make_ulp() {
 # hook, scripts/host/ulp-ULP.sh, sourced before) into a cache entry keyed by
 # mrkit's build and the ULP's inputs (its splice files, its hook,
 # splice.py, the kernel tree and headers).  Sets mk (mrkit's build),
-# ulpdir (the entry: build/*.ko, build.log) and copies the build log to
-# $out/ulp-ULP-build.log.
+# splice_args (for the hook's splice.py: on another kernel than 6.1,
+# --kernel and --reference), ulpdir (the entry: build/*.ko, build.log)
+# and copies the build log to $out/ulp-ULP-build.log.
 vm_build_ulp() {
 	local ulp=$1 key hook=$proj/scripts/host/ulp-$1.sh
 	tree=$("$proj/scripts/host/prep-tree.sh")
 	splice=$proj/scripts/host/splice.py
 	mk=$(vm_build_mrkit) || return 1
 	symvers=$mk/Module.symvers
-	key=$( { echo "${mk##*/} $kdir $tree"
+	# Another kernel than 6.1: the splice files with that kernel's
+	# override files, checked against linux-source-6.1 (splice.py --kernel).
+	splice_args=()
+	[ "${MRKIT_KERNEL:-6.1}" = 6.1 ] ||
+		splice_args=(--kernel "$MRKIT_KERNEL"
+			     --reference "$("$proj/scripts/host/prep-tree.sh" 6.1)")
+	key=$( { echo "${mk##*/} $kdir $tree ${splice_args[*]}"
 		 find "$proj/ulp/$ulp" "$hook" "$splice" -type f -print0 |
 			sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
 	ulpdir=$(vm_cached "ulp-$ulp" "$key" vm_make_ulp) || return 1

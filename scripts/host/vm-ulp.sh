@@ -34,8 +34,13 @@
 #       initiator, shared with its two-guest /init); mrkit_transport,
 #       mrkit_mode and ULP_CMDLINE's pairs arrive as environment variables
 # The guest must print "MRKIT-VM PASS ..." for exit status 0.
-# Console log: .check/ulp-ULP-TRANSPORT-MODE.log.  ULP_BUILD_ONLY=1 stops
-# after the build.
+# Console log: .check/ulp-ULP-TRANSPORT-MODE.log (-6.12.log on 6.12).
+# MRKIT_KERNEL=6.12 runs Debian's 6.12 kernel and the ULP built from
+# linux-source-6.12 (splice.py --kernel 6.12: ulp/ULP/6.12/ overrides);
+# the report lines end with kernel=6.12.  ULP_DRIVERS=stock,mrkit: mode
+# check runs its verify and its fault with each of these drivers, in
+# order (default: the ULP's own, mrkit).  ULP_BUILD_ONLY=1 stops after
+# the build.
 set -euo pipefail
 
 ulp=${1:?usage: vm-ulp.sh ULP rxe|siw|rxe-pi MODE}
@@ -56,6 +61,7 @@ ULP_CMDLINE=""
 ulp_report() { :; }
 # shellcheck source=/dev/null
 . "$hook"
+[ -z "${ULP_DRIVERS:-}" ] || ULP_CMDLINE="$ULP_CMDLINE mrkit_drivers=$ULP_DRIVERS"
 # make bench's A/B: 8 rounds, each driver loaded, connected and measured
 # anew (ulp_ab_alternate); twice the ULP's bound.
 [ "$mode" != bench ] || ULP_TIMEOUT=$((ULP_TIMEOUT * 2))
@@ -74,8 +80,12 @@ fi
 siw=
 [ "$transport" = siw ] && siw=$(vm_build_siw)
 
-# The initramfs.
-root=$scratch/ulp-$ulp-$transport-$mode
+# The initramfs.  MRKIT_KERNEL=6.12: Debian's 6.12 kernel in the guest,
+# the ULP from linux-source-6.12 (vm_build_ulp); the run's files are
+# named after it.
+tag=$ulp-$transport-$mode
+[ "${MRKIT_KERNEL:-6.1}" = 6.1 ] || tag=$tag-$MRKIT_KERNEL
+root=$scratch/ulp-$tag
 vm_ulp_root "$root" "$mk" "$ulpdir" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
 # rxe-pi: rxe with integrity MRs in /pi, loaded by base-lib.sh's fabric
 # in place of the stock rxe.
@@ -89,7 +99,7 @@ vm_mkinitrd "$root" "$root.gz"
 fio=$(vm_fio)
 echo "ulp: $ulp built and packed in $(( $(date +%s) - start )) s; booting ($transport, $mode)"
 
-log=$out/ulp-$ulp-$transport-$mode.log
+log=$out/ulp-$tag.log
 boot=$(date +%s)
 VM_MEM=$ULP_MEM VM_TIMEOUT=$ULP_TIMEOUT
 vm_qemu "$log" "$root.gz" "mrkit_transport=$transport mrkit_mode=$mode $ULP_CMDLINE" \

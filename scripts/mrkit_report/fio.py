@@ -12,7 +12,9 @@ guest's own counts from fio's stderr (rc, verify_errors, io_errors).
 Shared by the ULP reports as well: ab_metric(run, name) (MiB/s for
 seqread/seqwrite, IOPS for randread4k), errors_of(run), ab_figure() and
 ab_line() (an interleaved A/B taken round by round, with its interval),
-splice_loc(build_log) (summed SPLICE-LOC upstream and ours).
+splice_loc(build_log) (summed SPLICE-LOC upstream and ours), and
+kernel_field(text) (the " kernel=SERIES" their lines end with when the
+guest booted another kernel than 6.1).
 """
 import json
 import re
@@ -138,6 +140,15 @@ def ab_line(tag, ulp, t, metric, names, fig):
     fmt = "%.0f" if metric == "randread4k" else "%.1f"
     return (f"{tag} {ulp} {t} {metric} {names[0]}={fmt % x} {names[1]}={fmt % y} "
             f"ratio={f['ratio']:.3f} lo={f['lo']:.3f} hi={f['hi']:.3f}")
+
+
+def kernel_field(text):
+    """" kernel=6.12" when the guest's "MRKIT-VM kernel RELEASE" line names
+    another kernel series than 6.1, else "" (6.1's lines are as they were)."""
+    m = re.search(r"MRKIT-VM kernel (\d+)\.(\d+)", text)
+    if not m or (m.group(1), m.group(2)) == ("6", "1"):
+        return ""
+    return f" kernel={m.group(1)}.{m.group(2)}"
 
 
 def splice_loc(build_log):

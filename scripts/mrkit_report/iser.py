@@ -138,6 +138,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     t = a.transport
     runs = fio_report.runs(a.log)
+    k = fio_report.kernel_field(fio_report.read(a.log))
     bad = []
     pis, pierrs, decodes, ended = [], [], [], False
 
@@ -152,9 +153,9 @@ def main(argv=None):
                 continue
             done, errs = got
             if drv == "fence":
-                print(f"FENCE iser {t} verify bytes={done} errors={errs}")
+                print(f"FENCE iser {t} verify bytes={done} errors={errs}{k}")
             else:
-                print(f"VERIFY iser {t} {drv} bytes={done} errors={errs}")
+                print(f"VERIFY iser {t} {drv} bytes={done} errors={errs}{k}")
             if errs or leaks or done == 0:
                 bad.append(f"verify {drv}: errors={errs} leaks={leaks} bytes={done}")
         elif w[1] == "fault" and len(w) >= 5:
@@ -172,7 +173,7 @@ def main(argv=None):
             verr += sum(p["job_errors"] + p.get("io_errors", 0) for p in parts[2:] if p)
             print(f"FAULT iser {t} {fault} {drv} ios={ios} failed={failed} "
                   f"reconnects={g.get('reconnects', '?')} leaks={g.get('leaks', '?')} "
-                  f"verify_errors={verr} splats={g.get('splats', '?')}")
+                  f"verify_errors={verr} splats={g.get('splats', '?')}{k}")
             if verr or g.get("leaks") != "0" or g.get("splats") != "0" or \
                g.get("reconnects", "0") == "0":
                 bad.append(f"fault {fault} {drv}")

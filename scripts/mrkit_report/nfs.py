@@ -68,6 +68,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     log, build = a.log, a.build
     runs = fio.runs(log)
+    k = fio.kernel_field(fio.read(log))
     bad = False
 
     verify = {}
@@ -90,7 +91,7 @@ def main(argv=None):
         # Buffered data is read back again over the wire, cache dropped.
         if v["read"].get("buffered", 0) < v["wrote"].get("buffered", 1):
             v["errors"] += 1
-        print(f"VERIFY nfs {t} {d} bytes={v['bytes']} errors={v['errors']}{vers}")
+        print(f"VERIFY nfs {t} {d} bytes={v['bytes']} errors={v['errors']}{vers}{k}")
         bad |= v["errors"] > 0 or v["bytes"] == 0
     for d in (r.split(":")[0] for r in a.expect_v3.split(",") if r):
         if not any(k[1] == d and k[2] for k in verify):
@@ -111,13 +112,13 @@ def main(argv=None):
                 verr += 1	# nothing read back is not a pass
             print(f"FAULT nfs {t} {fault} {d} ios={ios} failed={failed} "
                   f"reconnects={g.get('reconnects', 0)} leaks={g.get('leaks', 0)} "
-                  f"verify_errors={verr} splats={g.get('splats', 0)}")
+                  f"verify_errors={verr} splats={g.get('splats', 0)}{k}")
             bad |= verr > 0 or g.get("leaks", 0) != 0 or g.get("splats", 0) != 0 or ios == 0
         elif w[0] == "inv" and len(w) >= 3 and w[2] == "mrkit":
             g = kv(w[3:])
             vers = f" vers={g['vers']}" if "vers" in g else ""
             print(f"INV nfs {w[1]} mrkit remote={g.get('remote', 0)} "
-                  f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}{vers}")
+                  f"local={g.get('local', 0)} stale_replaced={g.get('stale', 0)}{vers}{k}")
 
     metrics = "|".join(fio.AB_METRICS)
     ts = sorted({m.group(1) for m in (re.match(rf"ab-(.+?)-(?:{metrics})-", k) for k in runs) if m})

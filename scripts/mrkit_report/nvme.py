@@ -55,6 +55,7 @@ def main(argv=None):
     runs = fio_report.runs(log)
     bad = []
     text = fio_report.read(log)
+    k = fio_report.kernel_field(text)
     faults = re.findall(r"NVME fault (\S+) (\S+) (\S+) reconnects=(\d+) leaks=(-?\d+) splats=(\d+)", text)
     # The provider is what stands between the run's kind and its driver
     # ("verify-rxe-pi-mrkit": rxe-pi); the A/B runs name it after "ab-".
@@ -74,7 +75,7 @@ def main(argv=None):
             errs = errors_of(v) + errors_of(rb)
             if rb["read_bytes"] < v["write_bytes"]:
                 errs += 1
-            print(f"VERIFY nvme {t} {drv} bytes={verified} errors={errs}")
+            print(f"VERIFY nvme {t} {drv} bytes={verified} errors={errs}{k}")
             print(f"  (fio verify=crc32c: {v['write_bytes']} bytes written, {v['read_bytes']} read back "
                   f"and checked in the run, {rb['read_bytes']} in the separate read-back pass)")
             if errs or verified < MIN_BYTES.get(mode, 1):
@@ -91,7 +92,7 @@ def main(argv=None):
         if not fmt.startswith("T10-DIF"):
             errs += 1
             bad.append(f"PI {t} {drv}: the namespace has no T10-PI (integrity {fmt})")
-        print(f"PI nvme {t} {drv} bytes={verified} errors={errs}")
+        print(f"PI nvme {t} {drv} bytes={verified} errors={errs}{k}")
         print(f"  (fio verify=crc32c on a namespace with {fmt}: {v['write_bytes']} bytes written, "
               f"{v['read_bytes']} read back in the run, {rb['read_bytes']} in the read-back pass)")
         if errs or verified < MIN_BYTES["pi"]:
@@ -101,7 +102,7 @@ def main(argv=None):
     errs = re.findall(r"NVME pierr (\S+) (\S+) tried=(\d+) injected=(\d+) detected=(\d+) "
                       r"delivered_corrupt=(\d+)", text)
     for t, drv, tried, inj, det, corrupt in errs:
-        print(f"PIERR nvme {t} {drv} injected={inj} detected={det} delivered_corrupt={corrupt}")
+        print(f"PIERR nvme {t} {drv} injected={inj} detected={det} delivered_corrupt={corrupt}{k}")
         if int(tried) == 0 or inj != tried or det != inj or int(corrupt):
             bad.append(f"PIERR {t} {drv}: {tried} tried, {inj} injected, {det} detected, "
                        f"{corrupt} delivered corrupt")
@@ -128,7 +129,7 @@ def main(argv=None):
         # a verify error.
         failed = f.get("io_errors", 0) + rb.get("io_errors", 0)
         print(f"FAULT nvme {t} {fault} {drv} ios={ios} failed={failed} reconnects={rec} "
-              f"leaks={leaks} verify_errors={verr} splats={splats}")
+              f"leaks={leaks} verify_errors={verr} splats={splats}{k}")
         if verr or int(leaks) or int(splats) or "parse_error" in f or ios == 0:
             bad.append(f"FAULT {t} {fault} {drv}")
         if fault == "portcycle" and int(rec) == 0:

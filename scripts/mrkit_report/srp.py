@@ -59,19 +59,19 @@ def kv(words):
 errors_of = fio_report.errors_of
 
 
-def verify_line(t, drv, runs, mode, leaks, bad):
+def verify_line(t, drv, runs, mode, leaks, bad, k=""):
     v, rb, cross = (runs.get(f"{k}-{t}-{drv}") for k in ("verify", "readback", "crossread"))
     if v is None or rb is None or cross is None:
         bad.append(f"verify {drv}: fio runs missing")
         return
     done = min(v.get("write_bytes", 0), v.get("read_bytes", 0), rb.get("read_bytes", 0))
     errs = errors_of(v) + errors_of(rb) + errors_of(cross)
-    print(f"VERIFY srp {t} {drv} bytes={done} errors={errs}")
+    print(f"VERIFY srp {t} {drv} bytes={done} errors={errs}{k}")
     if errs or leaks or done < MIN_BYTES.get(mode, 1):
         bad.append(f"VERIFY {t} {drv}: errors={errs} leaks={leaks} bytes={done}")
 
 
-def fault_line(t, fault, drv, g, runs, bad):
+def fault_line(t, fault, drv, g, runs, bad, k=""):
     base = f"fault-{t}-{fault}-{drv}"
     load = runs.get(base)
     parts = [runs.get(base + s) for s in ("-pre", "-after-b", "-after")]
@@ -85,7 +85,7 @@ def fault_line(t, fault, drv, g, runs, bad):
     verr = load.get("verify_errors", 0) + sum(errors_of(p) for p in parts)
     print(f"FAULT srp {t} {fault} {drv} ios={ios} failed={failed} "
           f"reconnects={g.get('reconnects', '?')} leaks={g.get('leaks', '?')} "
-          f"verify_errors={verr} splats={g.get('splats', '?')}")
+          f"verify_errors={verr} splats={g.get('splats', '?')}{k}")
     if verr or ios == 0 or g.get("leaks") != "0" or g.get("splats") != "0" or \
        g.get("reconnects", "0") == "0":
         bad.append(f"FAULT {t} {fault} {drv}")
@@ -123,22 +123,23 @@ def main(argv=None):
     t, mode = a.transport, a.mode
     runs = fio_report.runs(a.log)
     text = fio_report.read(a.log)
+    k = fio_report.kernel_field(text)
     bad = []
     verified, faulted, mrs = set(), 0, 0
 
     for w in guest_lines(text):
         if w[0] == "verify" and len(w) >= 3:
-            verify_line(t, w[2], runs, mode, int(kv(w[3:]).get("leaks", "1")), bad)
+            verify_line(t, w[2], runs, mode, int(kv(w[3:]).get("leaks", "1")), bad, k)
             verified.add(w[2])
         elif w[0] == "mrs" and len(w) >= 3:
             g = kv(w[3:])
             per, multi = int(g.get("per_request_max", 0)), int(g.get("multi_mr_requests", 0))
-            print(f"MRS srp {t} per_request_max={per} multi_mr_requests={multi}")
+            print(f"MRS srp {t} per_request_max={per} multi_mr_requests={multi}{k}")
             mrs += 1
             if per < 2 or multi == 0:
                 bad.append(f"MRS {t}: no request took several MRs")
         elif w[0] == "fault" and len(w) >= 4:
-            fault_line(t, w[2], w[3], kv(w[4:]), runs, bad)
+            fault_line(t, w[2], w[3], kv(w[4:]), runs, bad, k)
             faulted += 1
         elif w[0] == "end" and kv(w[1:]).get("splats") != "0":
             bad.append("splats at the end")

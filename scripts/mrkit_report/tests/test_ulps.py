@@ -33,6 +33,23 @@ class NvmeTest(LogTest):
         self.assertIn(f"VERIFY nvme rxe mrkit bytes={16 * MIB} errors=0", out)
         self.assertIn("LOC nvme stock=300 mrkit=350", out)
 
+    def test_a_guest_on_6_12_says_so_in_its_lines(self):
+        log = self.log()
+        with open(log, "a") as f:
+            f.write("MRKIT-VM kernel 6.12.117+deb12-amd64\n")
+        rc, out = self.judge(log)
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"VERIFY nvme rxe mrkit bytes={16 * MIB} errors=0 kernel=6.12\n", out)
+        self.assertIn("FAULT nvme rxe portcycle mrkit ios=10 failed=0 reconnects=1 leaks=0 "
+                      "verify_errors=0 splats=0 kernel=6.12\n", out)
+        # 6.1's lines stay as they were.
+        log = self.log()
+        with open(log, "a") as f:
+            f.write("MRKIT-VM kernel 6.1.0-56-amd64\n")
+        rc, out = self.judge(log)
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("kernel=", out)
+
     def test_a_provider_named_with_a_hyphen_is_judged_too(self):
         rc, out = self.judge(self.log(t="rxe-pi"))
         self.assertEqual(rc, 0, out)
