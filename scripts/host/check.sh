@@ -36,6 +36,9 @@
 #     nvme-rdma on mrkit over rxe and ib_srp on mrkit over siw
 #     (scripts/host/vm-pair.sh ULP T check; make faults runs the whole
 #     schedule over both, the stock drivers and iSER and NFS too)
+#  6. KUnit under UML from linux-source-6.12 in the same sanitizer build
+#     (scripts/host/kunit.sh debug 6.12), its kernel built at the lowest
+#     priority beside steps 2 to 5
 # Every step prints its time; ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -85,6 +88,18 @@ dkms_prepared() {
 	wait "$dkms_prep" || rc=$?
 	cat .check/dkms-prepare.log
 	return $rc
+}
+# linux-source-6.12's UML kernel in the sanitizer build, made at the
+# lowest priority beside every step up to the two-guest ones: it takes
+# only the time they leave a core idle (checkpatch, the guests' waits on
+# timeouts); its suites run in step 6.
+MRKIT_KUNIT_BUILD_ONLY=1 nice -n 19 scripts/host/kunit.sh debug 6.12 \
+	> .check/kunit-612-build.log 2>&1 &
+k612_build=$!
+kunit_612() {
+	wait "$k612_build" || true
+	cat .check/kunit-612-build.log
+	env -u MRKIT_KUNIT_FILTER scripts/host/kunit.sh debug 6.12
 }
 run static scripts/host/static.sh
 run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
@@ -155,6 +170,7 @@ run "pair: nvme on mrkit over rxe, two guests, one fault of each kind" \
 	scripts/host/vm-pair.sh nvme rxe check
 run "pair: srp on mrkit over siw, two guests, one fault of each kind" \
 	scripts/host/vm-pair.sh srp siw check
+run "kunit debug on 6.12 (KASAN, PROVE_LOCKING, UBSAN)" kunit_612
 
 passed=0
 failed=0

@@ -8,6 +8,8 @@
 # are .check/kunit-VARIANT-6.12.*, and its report lines say VARIANT-6.12.
 # MRKIT_KUNIT_FILTER (a kunit.py suite glob, default mrkit*) runs fewer
 # suites while iterating; the verdict then expects only those.
+# MRKIT_KUNIT_BUILD_ONLY=1 builds the UML kernel and runs nothing (make
+# check builds 6.12's beside its other steps, then runs it).
 # debug adds KASAN, PROVE_LOCKING, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, ...
 # Build directories live in the cache next to the tree and are reused, so
 # a rerun only rebuilds what changed.  The verdict (failures, skips,
@@ -42,6 +44,16 @@ build=$(uml_build_dir "$variant" "${cfgfiles[@]}")
 mkdir -p "$build" "$out"
 
 log=$out/kunit-$label.log
+if [ -n "${MRKIT_KUNIT_BUILD_ONLY:-}" ]; then
+	if (cd "$tree" && python3 tools/testing/kunit/kunit.py build "${cfg[@]}" \
+		--build_dir="$build" --jobs="$(nproc)") > "$log" 2>&1; then
+		echo "kunit ($label): UML kernel built in $build"
+		exit 0
+	fi
+	tail -n 40 "$log"
+	echo "kunit ($label): the UML kernel does not build; see $log"
+	exit 1
+fi
 json=$out/kunit-$label.json
 klog=$out/kunit-$label-kernel.log
 rm -f "$json" "$build/test.log" "$klog"
