@@ -7,7 +7,8 @@
 # mrkit's; then all FAULT2 lines together, and each step's verdict with
 # the stock driver beside mrkit's (scripts/mrkit_report/faults.py).  FAULTS_ULPS
 # and FAULTS_TRANSPORTS narrow it down; FAULTS_MODE=check runs the short
-# schedule.
+# schedule.  Then the same on Debian's 6.12 kernel for FAULTS_612_ULPS
+# (default nvme; empty skips it) over rxe.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,11 +30,26 @@ for ulp in $ulps; do
 		"$proj/scripts/host/vm-pair.sh" "$ulp" "$t" "$mode" | tee -a "$all" || bad=$((bad + 1))
 	done
 done
+# Both guests on Debian's 6.12 kernel, the ULPs from linux-source-6.12:
+# FAULTS_612_ULPS (default nvme) over rxe, the same schedule; its FAULT2
+# lines end with kernel=6.12, and its steps get their own verdict table.
+all612=$proj/.check/faults-$mode-6.12.out
+: > "$all612"
+for ulp in ${FAULTS_612_ULPS-nvme}; do
+	echo "=== faults: $ulp over rxe ($mode, Debian's 6.12 kernel)" | tee -a "$all612"
+	MRKIT_KERNEL=6.12 "$proj/scripts/host/vm-pair.sh" "$ulp" rxe "$mode" | tee -a "$all612" ||
+		bad=$((bad + 1))
+done
 echo "=== faults: the FAULT2 lines ($(( $(date +%s) - start )) s)"
 grep '^FAULT2 ' "$all" || true
 grep 'pair-report: FAILED' "$all" || true
 # Which failures are mrkit's own: each step, stock beside mrkit.
 echo "=== faults: each step, the stock driver / mrkit's"
 PYTHONPATH="$proj/scripts" python3 -m mrkit_report.faults "$all" || true
+if [ -s "$all612" ]; then
+	grep '^FAULT2 \|pair-report: FAILED' "$all612" || true
+	echo "=== faults on 6.12: each step, the stock driver / mrkit's"
+	PYTHONPATH="$proj/scripts" python3 -m mrkit_report.faults "$all612" || true
+fi
 echo "faults: $bad run(s) failed"
 [ $bad = 0 ]

@@ -28,7 +28,8 @@
 # Per-ULP pieces: scripts/host/ulp-ULP.sh (the hook: the build, ULP_MODS,
 # ULP_MEM, ULP_CMDLINE) and scripts/guest/init-pair-ULP.sh (the guests' /init,
 # with pair_role=target|initiator, pair_steps=DRIVER:FAULT,...).  The
-# verdict: scripts/mrkit_report/pair.py.  Logs: .check/ulp-pair-ULP-T-MODE-*.
+# verdict: scripts/mrkit_report/pair.py.  Logs: .check/ulp-pair-ULP-T-MODE-*
+# (ULP-T-MODE-6.12-* with MRKIT_KERNEL=6.12).
 # PAIR_BUILD_ONLY=1 stops before the boot; PAIR_DISK_MB sizes the namespace;
 # PAIR_STEPS=DRIVER:FAULT,... replaces the schedule.  PAIR_PCAP=DIR
 # records the wire's headers (qemu's filter-dump on each guest's netdev,
@@ -98,7 +99,12 @@ start=$(date +%s)
 # changed once built; this run's initramfs, consoles and sockets are its
 # own (the checkout's .check/, a fresh run directory).
 vm_build_ulp "$ulp"
-work=$scratch/pair-$ulp-$transport-$mode
+# MRKIT_KERNEL=6.12: both guests boot Debian's 6.12 kernel and the ULP is
+# built from linux-source-6.12 (vm_build_ulp); the run's files are named
+# after it, and its FAULT2 lines end with kernel=6.12.
+tag=$ulp-$transport-$mode
+[ "${MRKIT_KERNEL:-6.1}" = 6.1 ] || tag=$tag-$MRKIT_KERNEL
+work=$scratch/pair-$tag
 rm -rf "$work"
 mkdir -p "$work"
 siw=
@@ -119,7 +125,7 @@ disk=/dev/shm/mrkit-pair-$ulp-$transport-$$.img
 truncate -s "${PAIR_DISK_MB:-256}M" "$disk"
 fs=$(pair_host fs)
 [ -z "$fs" ] || mke2fs -q -F -t "$fs" -E lazy_itable_init=0,lazy_journal_init=0 "$disk"
-logs=$out/ulp-pair-$ulp-$transport-$mode
+logs=$out/ulp-pair-$tag
 rm -f "$logs"-*
 ilog=$logs-initiator.log
 tboot=0

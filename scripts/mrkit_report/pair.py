@@ -15,6 +15,8 @@ and one line
 
   FAULT2 ULP T FAULT DRIVER ios=N failed=N reconnects=N stale=N leaks=N verify_errors=N splats=N
 
+(ending with " kernel=6.12" when the initiator ran Debian's 6.12 kernel)
+
 where ios are the I/Os fio completed (run and read-back), failed the I/Os
 fio saw fail, verify_errors fio's verify failures less those at blocks whose
 write fio saw fail (never reported written; matched by offset in the guest,
@@ -163,12 +165,13 @@ def main(argv=None):
         print(fmt.format(r["fault"], t, r["drv"], r["ios"], r["failed"], r["rec"], r["stale"],
                          r["replaced"], r["reused"], r["leaks"], r["verr"], r["atfail"], r["ateof"],
                          r["splats"], r["written"], r["checked"], r["secs"]))
+    kernel = fio_report.kernel_field(text)
     for r in rows:
         if "crashed" in r:
             continue
         print(f"FAULT2 {ulp} {t} {r['fault']} {r['drv']} ios={r['ios']} failed={r['failed']} "
               f"reconnects={r['rec']} stale={r['stale']} leaks={r['leaks']} "
-              f"verify_errors={r['verr']} splats={r['splats']}")
+              f"verify_errors={r['verr']} splats={r['splats']}{kernel}")
 
     if not re.search(r"MRKIT-VM PASS pair", text):
         bad.append("the initiator did not pass (modules not unloaded, a splat, or it stopped)")

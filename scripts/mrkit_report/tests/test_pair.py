@@ -47,6 +47,17 @@ class PairTest(LogTest):
         self.assertEqual(rc, 1)
         self.assertIn("pair-report: FAILED: delay mrkit: 1 splats on the target", out)
 
+    def test_fault2_names_a_kernel_other_than_6_1(self):
+        step = (fio_run("pair-rxe-delay-mrkit", write_ios=5)
+                + fio_run("pair-rxe-delay-mrkit-readback", read_ios=5)
+                + f"MRKIT-VM PAIR fault rxe delay mrkit reconnects=1 {FACTS}\n")
+        for release, tail in (("6.1.0-44-amd64", "splats=0"),
+                              ("6.12.57+deb12-amd64", "splats=0 kernel=6.12")):
+            rc, out = self.report("mrkit:delay", f"MRKIT-VM kernel {release}\n" + step + END)
+            self.assertEqual(rc, 0, out)
+            line = [x for x in out.splitlines() if x.startswith("FAULT2")][0]
+            self.assertTrue(line.endswith(tail), line)
+
     def test_no_reconnect_after_linkdown_fails(self):
         text = (fio_run("pair-rxe-linkdown-mrkit", write_ios=5)
                 + fio_run("pair-rxe-linkdown-mrkit-readback", read_ios=5)
