@@ -33,8 +33,8 @@ done
 # Both guests on Debian's 6.12 kernel, the ULPs from linux-source-6.12:
 # FAULTS_612_ULPS (default nvme) over FAULTS_612_TRANSPORTS (default siw:
 # 6.12's rxe completer warns when a lost packet breaks its read-response
-# sequence check, COMPST_ERROR with no error status, on either guest,
-# whatever the ULP), the same schedule; its FAULT2 lines end with
+# sequence check, COMPST_ERROR with no error status, whatever the ULP),
+# the same schedule; its FAULT2 lines end with
 # kernel=6.12, and its steps get their own verdict table.
 all612=$proj/.check/faults-$mode-6.12.out
 : > "$all612"
