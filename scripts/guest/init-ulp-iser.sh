@@ -234,44 +234,6 @@ run_ab() {	# driver round seconds
 	drv_unload "$1"
 }
 
-# Corruption on the wire is caught, never delivered: rdma_rxe_pi flips a
-# byte of data, guard or ref tag of every block it sends while its
-# corrupt parameter is set (a write: the initiator's MR, read by the
-# target; a read: the target's, written to the initiator's); one 4 KiB
-# direct write, and one read of a block written intact, per kind and
-# round, must fail.  An injection counts only if the provider's corrupted
-# counter moved; a read that succeeds with other data than was written is
-# delivered corruption (ulp_pi_try).  Beyond the verify region.
-pi_errors() {	# driver
-	local r k b tr=/sys/kernel/tracing
-	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0 PI_RD=0 PI_DEC=0
-	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
-	[ "$1" = mrkit ] && echo 1 > $tr/events/mrkit/mrkit_sig_err/enable
-	for r in 1 2; do
-		for k in 1 2 3; do
-			b=$((pimib * 256 + r * 8 + k * 2))
-			PI_TRIED=$((PI_TRIED + 2))
-			ulp_pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
-				PI_DET=$((PI_DET + 1))
-			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
-				2> /dev/null || say "ISER note: pi ($1): an intact write failed"
-			echo > $tr/trace
-			if ulp_pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
-				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
-			else
-				PI_DET=$((PI_DET + 1))
-			fi
-			PI_RD=$((PI_RD + 1))
-			[ "$1" = mrkit ] && ulp_pi_decoded $k $b && PI_DEC=$((PI_DEC + 1))
-		done
-	done
-	say "ISER pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"
-	if [ "$1" = mrkit ]; then
-		echo 0 > $tr/events/mrkit/mrkit_sig_err/enable
-		say "ISER pidecode $t $1 reads=$PI_RD decoded=$PI_DEC"
-	fi
-}
-
 # T10-PI end to end: the block layer generates the protection information
 # on writes and checks it on reads, the initiator's and the target's
 # integrity MRs (rdma_rxe_pi) carry it between memory and the wire, the
@@ -288,7 +250,8 @@ run_pi() {	# driver MiB
 	ulp_fio "pi-$t-$1" $(verify_args $(($2 / 2)) 0) --do_verify=1
 	# shellcheck disable=SC2046
 	ulp_fio "pireadback-$t-$1" $(verify_args $(($2 / 2)) 0) --verify_only=1
-	pi_errors "$1"
+	# Beyond the verify region.
+	ulp_pi_errors ISER "$1" $((pimib * 256))
 	pools=
 	if [ "$1" != stock ]; then
 		for f in in_use sig_checks sig_errors; do

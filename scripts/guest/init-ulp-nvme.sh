@@ -121,36 +121,6 @@ verify_args() {
 	     "--randrepeat=1 --verify_fatal=0"
 }
 
-pi_errors() {	# driver
-	local r k b
-	PI_INJ=0 PI_DET=0 PI_BAD=0 PI_TRIED=0 PI_RD=0 PI_DEC=0
-	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
-	[ "$1" = mrkit ] && echo 1 > $T/events/mrkit/mrkit_sig_err/enable
-	for r in 1 2; do
-		for k in 1 2 3; do
-			b=$((51200 + r * 8 + k * 2))
-			PI_TRIED=$((PI_TRIED + 2))
-			ulp_pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
-				PI_DET=$((PI_DET + 1))
-			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
-				2> /dev/null || say "NVME note: pi ($1): an intact write failed"
-			echo > $T/trace
-			if ulp_pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
-				cmp -s /tmp/pi-blk /tmp/pi-rd || PI_BAD=$((PI_BAD + 1))
-			else
-				PI_DET=$((PI_DET + 1))
-			fi
-			PI_RD=$((PI_RD + 1))
-			[ "$1" = mrkit ] && ulp_pi_decoded $k $b && PI_DEC=$((PI_DEC + 1))
-		done
-	done
-	say "NVME pierr $t $1 tried=$PI_TRIED injected=$PI_INJ detected=$PI_DET delivered_corrupt=$PI_BAD"
-	if [ "$1" = mrkit ]; then
-		echo 0 > $T/events/mrkit/mrkit_sig_err/enable
-		say "NVME pidecode $t $1 reads=$PI_RD decoded=$PI_DEC"
-	fi
-}
-
 # Write, verify, then read everything back in a second pass; with pi, on
 # namespace 3 (T10-PI end to end: the block layer generates the
 # protection information on writes and checks it on reads, the HCA,
@@ -169,7 +139,7 @@ run_verify() {	# driver MiB-per-job [pi]
 	ulp_fio "$v-$t-$1" $(verify_args "$2") --do_verify=1
 	# shellcheck disable=SC2046
 	ulp_fio "$rb-$t-$1" $(verify_args "$2") --verify_only=1
-	[ -z "$fmt" ] || pi_errors "$1"
+	[ -z "$fmt" ] || ulp_pi_errors NVME "$1" 51200
 	pools
 	if [ -n "$fmt" ]; then
 		say "NVME pi $t $1 integrity=$fmt pools:$POOLS"

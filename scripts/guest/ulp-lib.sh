@@ -24,6 +24,9 @@
 #                       corrupt set to K (1 data, 2 guard, 3 ref tag):
 #                       dd's status; PI_INJ counts it if the provider's
 #                       corrupted counter moved
+#   ulp_pi_errors TAG DRIVER BLOCK  (rxe-pi) the corruption runs from
+#                       4 KiB block BLOCK of DEV on; says the TAG pierr
+#                       (and, with mrkit, pidecode) line
 #   ulp_ab_rounds S N   bench mode's schedule: run_ab stock 0 (data), then
 #                       N rounds of run_ab stock|mrkit ROUND S, interleaved
 #   ulp_ab_alternate S N DRIVER...  N rounds of the drivers, alternating order
@@ -139,6 +142,48 @@ ulp_pi_try() {
 	echo 0 > $p/corrupt
 	[ "$(cat $p/corrupted)" != "$c0" ] && PI_INJ=$((PI_INJ + 1))
 	return $rc
+}
+
+# ulp_pi_errors TAG DRIVER BLOCK: corruption on the wire is caught, never
+# delivered.  rdma_rxe_pi flips a byte of data, guard or ref tag of every
+# block it sends while its corrupt parameter is set (a write: the
+# initiator's MR, read by the target; a read: the target's, written to
+# the initiator's); one 4 KiB direct write, and one read of a block
+# written intact, per kind and round, must fail.  An injection counts only
+# if the provider's corrupted counter moved (ulp_pi_try); a read that
+# succeeds with other data than was written is delivered corruption.
+# With mrkit's driver every corrupted read must also be decoded
+# (ulp_pi_decoded).  The blocks start at BLOCK of $DEV (beyond the verify
+# region); TAG (ISER, NVME) starts the lines said.
+ulp_pi_errors() {
+	local tag=$1 drv=$2 b0=$3 r k b tr=/sys/kernel/tracing
+	PI_INJ=0
+	local det=0 bad=0 tried=0 rd=0 dec=0
+	dd if=/dev/urandom of=/tmp/pi-blk bs=4096 count=1 2> /dev/null
+	[ "$drv" = mrkit ] && echo 1 > $tr/events/mrkit/mrkit_sig_err/enable
+	for r in 1 2; do
+		for k in 1 2 3; do
+			b=$((b0 + r * 8 + k * 2))
+			tried=$((tried + 2))
+			ulp_pi_try $k if=/tmp/pi-blk of="$DEV" seek=$b oflag=direct ||
+				det=$((det + 1))
+			dd if=/tmp/pi-blk of="$DEV" bs=4096 count=1 seek=$b oflag=direct \
+				2> /dev/null || say "$tag note: pi ($drv): an intact write failed"
+			echo > $tr/trace
+			if ulp_pi_try $k if="$DEV" of=/tmp/pi-rd skip=$b iflag=direct; then
+				cmp -s /tmp/pi-blk /tmp/pi-rd || bad=$((bad + 1))
+			else
+				det=$((det + 1))
+			fi
+			rd=$((rd + 1))
+			[ "$drv" = mrkit ] && ulp_pi_decoded $k $b && dec=$((dec + 1))
+		done
+	done
+	say "$tag pierr $t $drv tried=$tried injected=$PI_INJ detected=$det delivered_corrupt=$bad"
+	if [ "$drv" = mrkit ]; then
+		echo 0 > $tr/events/mrkit/mrkit_sig_err/enable
+		say "$tag pidecode $t $drv reads=$rd decoded=$dec"
+	fi
 }
 
 ulp_mrkit_leaks() {

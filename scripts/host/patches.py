@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Write a converted ULP as a git format-patch series against linux-source-6.1.
+"""Write a converted ULP or a provider as a git format-patch series against linux-source-6.1.
 
-  patches.py --tree TREE --out DIR ulp/ULP
+  patches.py --tree TREE --out DIR ulp/ULP|provider/P
 
 The series is made at build time, never kept in git: the upstream files
 the ULP's splice files name are committed, as they are in TREE, to a
@@ -18,11 +18,20 @@ makes of all of them at once (the sources the modules are built from);
 then the series is applied with git am to a fresh copy of the base and the
 result compared again.  Any difference fails.
 
+New files: every other file of the directory (not a splice file, not
+series, not a directory: provider/rxe/rxe_pi.c and rxe_pi.h) is added by
+the series to the directory of the splice files' upstream files (there
+must be one).  A new C file's object is built into the module: the
+upstream Makefile of that directory gains it at the end of its one
+composite object list (MODULE-y := a.o b.o, backslash-continued lines
+included), a change made here, in the same patch that adds the file.
+
 ulp/ULP/series (our text, no kernel text): patches separated by a line
 "%%"; each is a "Subject: " line, a blank line, the body, and a line
 "Pieces:" followed by the directives the patch applies, one a line, as
 "FILE: DIRECTIVE" (FILE the upstream file's basename, DIRECTIVE the words
 of the splice directive, e.g. "rdma.c: replace nvme_rdma_unmap_data").
+A new file's piece is "FILE: new-file".
 Lines starting with # are comments.  The author and Signed-off-by are
 "mrkit developers <mrkit@localhost>"; the dates are fixed, so the same
 inputs give the same series.
@@ -43,6 +52,7 @@ Documentation/mrkit.rst's porting guide is generated from loc_rows()
 import argparse
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,7 +102,56 @@ def git(repo, *args, **kw):
                           capture_output=True, text=True, **kw).stdout
 
 
-def state(tree, targets, whole, chosen):
+class NewFiles:
+    """The files a series adds: {basename: (path in the tree, text)}, and
+    the upstream Makefile of their directory (path in the tree)."""
+
+    def __init__(self, tree, ulpdir, targets, whole):
+        self.files = {}
+        self.makefile = None
+        names = sorted(n for n in os.listdir(ulpdir)
+                       if os.path.isfile(os.path.join(ulpdir, n))
+                       and not n.endswith(".splice") and n != "series")
+        if not names:
+            return
+        dirs = {os.path.dirname(os.path.relpath(up, tree)) for up in list(targets) + list(whole)}
+        if len(dirs) != 1:
+            raise SeriesError(f"new files {', '.join(names)}: the splice files' upstream files "
+                              f"are in {len(dirs)} directories, not one")
+        d = dirs.pop()
+        for n in names:
+            if os.path.exists(os.path.join(tree, d, n)):
+                raise SeriesError(f"new file {n}: {d}/{n} is upstream already")
+            with open(os.path.join(ulpdir, n), encoding="utf-8") as f:
+                self.files[n] = (os.path.join(d, n), f.read())
+        self.makefile = os.path.join(d, "Makefile")
+
+    def objects(self, chosen):
+        """The objects of the new C files in chosen."""
+        return [n[:-2] + ".o" for n in self.files
+                if n.endswith(".c") and ("new-file", n) in chosen]
+
+
+def add_objects(text, objs, where):
+    """The Makefile text with objs at the end of its composite object list."""
+    lines = text.split("\n")
+    heads = [i for i, line in enumerate(lines)
+             if re.match(r"^[A-Za-z0-9_]+-(y|objs)\s*:?=", line)]
+    if len(heads) != 1:
+        raise SeriesError(f"{where}: {len(heads)} composite object lists, not one")
+    i = heads[0]
+    while lines[i].endswith("\\"):
+        i += 1
+    if i > heads[0]:
+        indent = re.match(r"^\s*", lines[i]).group(0) or "\t"
+        lines[i:i + 1] = [lines[i] + " \\"] + [f"{indent}{o} \\" for o in objs[:-1]] + \
+            [f"{indent}{objs[-1]}"]
+    else:
+        lines[i] += "".join(" " + o for o in objs)
+    return "\n".join(lines)
+
+
+def state(tree, targets, whole, chosen, new=None):
     """{path in tree: text} with the directives in chosen applied."""
     files = {}
     for up, items in targets.items():
@@ -104,6 +163,14 @@ def state(tree, targets, whole, chosen):
     for up, (body, where) in whole.items():
         with open(up, encoding="utf-8") as f:
             files[os.path.relpath(up, tree)] = body if where in chosen else f.read()
+    if new and new.files:
+        for n, (rel, text) in new.files.items():
+            if ("new-file", n) in chosen:
+                files[rel] = text
+        with open(os.path.join(tree, new.makefile), encoding="utf-8") as f:
+            text = f.read()
+        objs = new.objects(chosen)
+        files[new.makefile] = add_objects(text, objs, new.makefile) if objs else text
     return files
 
 
@@ -123,11 +190,12 @@ def compare(repo, files, what):
 
 
 def load(tree, ulpdir):
-    """(targets, whole, series, key) of a ULP, every directive in one patch.
+    """(targets, whole, series, key, new) of a ULP, every directive in one patch.
 
     targets and whole are splice.collect()'s; series read_series()'s; key
     maps each directive's ("FILE", "DIRECTIVE") to its place in a splice
-    file (splice.py's "where").
+    file (splice.py's "where"), or a new file's ("FILE", "new-file") to
+    ("new-file", FILE); new the NewFiles.
     """
     targets, whole = splice.collect(sorted(glob.glob(os.path.join(ulpdir, "*.splice"))), tree)
     series = read_series(os.path.join(ulpdir, "series"))
@@ -137,6 +205,9 @@ def load(tree, ulpdir):
             key[(os.path.basename(up), " ".join(words))] = where
     for up, (_, where) in whole.items():
         key[(os.path.basename(up), "whole-file " + os.path.relpath(up, tree))] = where
+    new = NewFiles(tree, ulpdir, targets, whole)
+    for n in new.files:
+        key[(n, "new-file")] = ("new-file", n)
     seen = {}
     for n, (subject, _, pieces) in enumerate(series, 1):
         for p in pieces:
@@ -149,14 +220,15 @@ def load(tree, ulpdir):
     if left:
         raise SeriesError("directives in no patch: " +
                           "; ".join(f"{f}: {d}" for f, d in left))
-    return targets, whole, series, key
+    return targets, whole, series, key, new
 
 
 def loc_rows(tree, ulpdir):
     """[(subject, upstream, mrkit)] per patch of a ULP's series: the code
     lines of the upstream regions its directives replace or delete, and
-    those of the code they put in (splice.code_lines())."""
-    targets, whole, series, key = load(tree, ulpdir)
+    those of the code they put in (splice.code_lines()); a new file's
+    code lines are put in."""
+    targets, whole, series, key, added = load(tree, ulpdir)
     count = {}
     for up, items in targets.items():
         with open(up, encoding="utf-8") as f:
@@ -167,6 +239,8 @@ def loc_rows(tree, ulpdir):
     for up, (body, where) in whole.items():
         with open(up, encoding="utf-8") as f:
             count[where] = (splice.code_lines(f.read()), splice.code_lines(body))
+    for n, (_, text) in added.files.items():
+        count[("new-file", n)] = (0, splice.code_lines(text))
     return [(subject, sum(count[key[p]][0] for p in pieces),
              sum(count[key[p]][1] for p in pieces)) for subject, _, pieces in series]
 
@@ -198,23 +272,23 @@ def main():
         return 0
     tmp = tempfile.mkdtemp(prefix=f"mrkit-patches-{name}.")
     try:
-        targets, whole, series, key = load(a.tree, a.ulpdir)
+        targets, whole, series, key, new = load(a.tree, a.ulpdir)
 
         repo = os.path.join(tmp, "work")
         os.makedirs(repo)
         git(repo, "init", "-q")
-        write(repo, state(a.tree, targets, whole, set()))
+        write(repo, state(a.tree, targets, whole, set(), new))
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", f"{name}: upstream files of linux-source-6.1")
         base = git(repo, "rev-parse", "HEAD").strip()
         chosen = set()
         for subject, body, pieces in series:
             chosen |= {key[p] for p in pieces}
-            write(repo, state(a.tree, targets, whole, chosen))
+            write(repo, state(a.tree, targets, whole, chosen, new))
             git(repo, "add", "-A")
             git(repo, "commit", "-q", "-F", "-",
                 input=f"{subject}\n\n{body}\n\nSigned-off-by: {IDENT}\n")
-        final = state(a.tree, targets, whole, chosen)
+        final = state(a.tree, targets, whole, chosen, new)
         compare(repo, final, "the last patch's file")
 
         shutil.rmtree(a.out, ignore_errors=True)
@@ -232,8 +306,8 @@ def main():
             print(f"patches: {p}")
         print(f"patches: {name}: {len(patches)} patch{'es' if len(patches) > 1 else ''}; "
               f"applied to linux-source-6.1's files "
-              f"they give splice.py's output byte for byte ({len(final)} "
-              f"file{'s' if len(final) > 1 else ''})")
+              f"they give splice.py's output{' and the new files' if new.files else ''} "
+              f"byte for byte ({len(final)} file{'s' if len(final) > 1 else ''})")
     except (SeriesError, splice.SpliceError, OSError) as e:
         print(f"patches: {name}: FAILED: {e}", file=sys.stderr)
         return 1

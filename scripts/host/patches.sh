@@ -1,19 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make patches: each converted ULP (ulp/ULP) as a git format-patch series
+# make patches: each converted ULP (ulp/ULP) and the provider rdma_rxe_pi
+# (provider/rxe: rxe with integrity MRs) as a git format-patch series
 # against Debian's linux-source-6.1 (scripts/host/patches.py, the grouping
-# and messages in ulp/ULP/series), written to DIR/ULP/ (DIR: the
-# argument, by default out/patches; never tracked by git).  Then
-# checkpatch --strict from the 6.1 tree on every patch: any ERROR, WARNING
-# or CHECK fails.  Then each series must be bisectable: the ULP's module,
-# from its upstream sources (the ULP's hook, scripts/host/ulp-ULP.sh:
-# ulp_src), is built with the hook's ulp_make against Debian's 6.1
-# headers and mrkit's build (scripts/host/vm-lib.sh: vm_build_mrkit, the
-# cache entry the guests use) after each patch, applied one at a time
-# with git apply; a patch that does not apply, or after which the build
-# fails or warns, fails, named by its number and subject.  The build
-# logs: DIR/ULP.build-N.log.
+# and messages in ulp/ULP/series, provider/rxe/series), written to
+# DIR/ULP/ and DIR/rxe/ (DIR: the argument, by default out/patches; never
+# tracked by git).  Then checkpatch --strict from the 6.1 tree on every
+# patch: any ERROR, WARNING or CHECK fails, except the question whether
+# MAINTAINERS needs updating for an added file when an F: entry of the
+# tree's MAINTAINERS covers its directory.  Then each series must be
+# bisectable: a ULP's module, from its upstream sources (the ULP's hook,
+# scripts/host/ulp-ULP.sh: ulp_src), is built with the hook's ulp_make
+# against Debian's 6.1 headers and mrkit's build (scripts/host/vm-lib.sh:
+# vm_build_mrkit, the cache entry the guests use), and rxe (all of
+# drivers/infiniband/sw/rxe, its own Makefile: rdma_rxe.ko, with rxe_pi.o
+# once a patch adds it) against the headers, W=1, after each patch,
+# applied one at a time with git apply; a patch that does not apply, or
+# after which the build fails or warns, fails, named by its number and
+# subject.  The build logs: DIR/NAME.build-N.log.
 #   patches.sh [DIR]
 set -euo pipefail
 
@@ -43,7 +48,31 @@ subject() {
 		sub(/^Subject: \[PATCH[^]]*\] /, "", s); print s; exit }' "$1"
 }
 
-# builds ULP: the ULP's module built after each patch of DIR/ULP/, from
+# rxe_src DIR, rxe_make DIR: builds()'s hooks for the provider: rxe's
+# upstream sources with its Makefile (obj-$(CONFIG_RDMA_RXE), m in
+# Debian's configuration), and the module built from them.
+rxe_src() {
+	cp "$tree/$ULP_SRC"/*.[ch] "$tree/$ULP_SRC/Makefile" "$1/"
+}
+
+rxe_make() {
+	nice -n 10 make -C "$kdir" M="$1" W=1 modules
+}
+
+# maintained PATCH...: the directories of the files the patches add, if
+# an F: entry of the tree's MAINTAINERS covers each of them; fails if one
+# is not covered.
+maintained() {
+	local d
+	while read -r d; do
+		awk -v d="$d" '/^F:\t/ { f = $2; if (f ~ /\/$/ && substr(d, 1, length(f)) == f) ok = 1 }
+			END { exit !ok }' "$tree/MAINTAINERS" || return 1
+		echo "$d"
+	done < <(awk '/^diff --git / { f = $4 } /^new file mode/ { sub(/^b\//, "", f)
+		sub(/[^\/]*$/, "", f); print f }' "$@" | sort -u)
+}
+
+# builds NAME: the module built after each patch of DIR/NAME/, from
 # the upstream sources with the patches applied in order (an incremental
 # build after each).  Prints one line; fails on the first patch that
 # does not apply or build, printing the errors and warnings.
@@ -52,12 +81,18 @@ builds() {
 	local ps=("$dir/$u"/*.patch)
 	rm -f "$dir/$u".build-*.log
 	(
-	# The hook reads mode and transport when sourced (make check's here);
-	# a subshell keeps its names apart.
-	# shellcheck disable=SC2034
-	mode=check transport=rxe
-	# shellcheck source=/dev/null
-	. "$proj/scripts/host/ulp-$u.sh"
+	if [ "$u" = rxe ]; then
+		ULP_SRC=drivers/infiniband/sw/rxe
+		ulp_src() { rxe_src "$@"; }
+		ulp_make() { rxe_make "$@"; }
+	else
+		# The hook reads mode and transport when sourced (make
+		# check's here); a subshell keeps its names apart.
+		# shellcheck disable=SC2034
+		mode=check transport=rxe
+		# shellcheck source=/dev/null
+		. "$proj/scripts/host/ulp-$u.sh"
+	fi
 	s=$w/${ULP_SRC:?ulp-$u.sh sets no ULP_SRC}
 	mkdir -p "$s"
 	if ! git -C "$w" init -q || ! ulp_src "$s"; then
@@ -90,17 +125,24 @@ builds() {
 }
 
 fail=0
-for u in "$proj"/ulp/*/; do
-	u=$(basename "$u")
-	if ! python3 "$proj/scripts/host/patches.py" --tree "$tree" --out "$dir/$u" "$proj/ulp/$u"; then
+for src in "$proj"/ulp/*/ "$proj/provider/rxe/"; do
+	u=$(basename "$src")
+	if ! python3 "$proj/scripts/host/patches.py" --tree "$tree" --out "$dir/$u" "$src"; then
 		fail=1
 		continue
 	fi
-	if perl "$tree/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
-		"$dir/$u"/*.patch > "$dir/$u.checkpatch" 2>&1 &&
+	ps=("$dir/$u"/*.patch)
+	ign=() why=
+	if grep -q '^new file mode' "${ps[@]}"; then
+		if dirs=$(maintained "${ps[@]}"); then
+			ign=(--ignore FILE_PATH_CHANGES)
+			why="; new files in ${dirs//$'\n'/, }, in MAINTAINERS"
+		fi
+	fi
+	if perl "$tree/scripts/checkpatch.pl" --strict --no-tree --terse --show-types "${ign[@]}" \
+		"${ps[@]}" > "$dir/$u.checkpatch" 2>&1 &&
 	   ! grep -qE 'ERROR|WARNING|CHECK' "$dir/$u.checkpatch"; then
-		ps=("$dir/$u"/*.patch)
-		echo "patches: $u: checkpatch --strict: ok ($(count ${#ps[@]} patch))"
+		echo "patches: $u: checkpatch --strict: ok ($(count ${#ps[@]} patch)$why)"
 	else
 		cat "$dir/$u.checkpatch"
 		echo "patches: $u: checkpatch --strict: FAILED"

@@ -19,7 +19,10 @@ lines after it, up to the next directive:
   /* mrkit-splice: insert-after FUNC */               new code after FUNC
   /* mrkit-splice: rename FUNC NEW */                 the definition of FUNC
                                                      is named NEW (a wrapper
-                                                     of ours takes FUNC's name)
+                                                     of ours takes FUNC's name;
+                                                     parameter lines aligned
+                                                     with its parenthesis stay
+                                                     aligned)
   /* mrkit-splice: add-after-includes */              after the last #include
   /* mrkit-splice: member STRUCT after MEMBER */      new member lines
   /* mrkit-splice: replace-member STRUCT MEMBER */
@@ -441,7 +444,8 @@ def plan(src, items, notes=None):
                 raise SpliceError(f"{where}: rename FUNC NEW: {args[1]} is no C name")
             s, e = src.one(args[0], "def")
             p = src.name_at(args[0], s, e)
-            edits.append((p, p + len(args[0]), args[1], f"rename {args[0]}() to {args[1]}()"))
+            q, new = renamed(src, p, args[0], args[1])
+            edits.append((p, q, new, f"rename {args[0]}() to {args[1]}()"))
         elif verb in ("insert-before", "insert-after"):
             need(1)
             s, e = src.one(args[0], "def")
@@ -496,6 +500,32 @@ def plan(src, items, notes=None):
         if b[0] < a[1]:
             raise SpliceError(f"{src.path}: '{a[3]}' and '{b[3]}' overlap")
     return edits
+
+
+def column(line):
+    """The display column after line (tabs to multiples of 8)."""
+    c = 0
+    for ch in line:
+        c = (c // 8 + 1) * 8 if ch == "\t" else c + 1
+    return c
+
+
+def renamed(src, p, old, new):
+    """(end, text): the definition's name at p renamed, and the lines of
+    its parameter list that were aligned with the open parenthesis
+    aligned with it again (tabs, then spaces)."""
+    op = src.m.index("(", p + len(old))
+    cp = match_close(src.m, op, "(", ")")
+    head = src.text[p:cp]
+    ls = src.line_start(p)
+    was = column(src.text[ls:op]) + 1
+    now = was + len(new) - len(old)
+    lines = (new + head[len(old):]).split("\n")
+    for i in range(1, len(lines)):
+        ind = re.match(r"^[ \t]*", lines[i]).group(0)
+        if lines[i] != ind and column(ind) == was:
+            lines[i] = "\t" * (now // 8) + " " * (now % 8) + lines[i][len(ind):]
+    return cp, "\n".join(lines)
 
 
 def render(src, edits):

@@ -6,8 +6,9 @@
 # version test anywhere but mrkit_compat.h fails checkpatch); the
 # documentation (doc-check.py); the layering and export rules; the report
 # parsers' unit tests (scripts/mrkit_report/tests); the process-word check
-# (words.sh); the converted ULPs as patch series (patches.sh), checkpatch
-# --strict on them and the module built after each patch; then the
+# (words.sh); the converted ULPs and rdma_rxe_pi as patch series
+# (patches.sh), checkpatch --strict on them and the module built after
+# each patch; then the
 # out-of-tree build of mrkit.ko against Debian's 6.1 and 6.12 headers
 # with W=1 and sparse (C=2).  Any warning fails.
 set -euo pipefail
@@ -116,8 +117,8 @@ fi
 
 "$proj/scripts/host/words.sh" || fail=1
 
-# The converted ULPs as patch series, checkpatch --strict on each, the
-# module built after each patch.
+# The converted ULPs and rdma_rxe_pi as patch series, checkpatch
+# --strict on each, the module built after each patch.
 "$proj/scripts/host/patches.sh" "$out/patches" || fail=1
 
 # The out-of-tree build against each kernel's Debian headers.
