@@ -24,7 +24,9 @@
  * Expectations come from the block layer's T10-PI profiles
  * (t10_pi_type1_crc, t10_pi_type1_ip, t10_pi_type3_*): generate_fn makes
  * the incoming tuples and the outgoing ones a block must carry,
- * verify_fn accepts the memory domain a good transfer left behind, and
+ * verify_fn accepts the memory domain a good transfer left behind (6.12
+ * has no profiles: sc_generate() and sc_verify() apply the same rules to
+ * the same guard functions), and
  * ib_check_mr_status() must report exactly the bad block (type, expected
  * and actual value, offset block * (interval + 8) + interval) or nothing.
  * One more case checks that a registration whose status was not read
@@ -49,6 +51,9 @@
  */
 
 #include <linux/blk-integrity.h>
+#include <linux/crc-t10dif.h>
+#include <linux/version.h>
+#include <net/checksum.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/inet.h>
@@ -426,6 +431,58 @@ static void sc_teardown(struct sc_ctx *c)
 		ib_device_put(c->dev);
 }
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/*
+ * 6.12's block layer keeps its T10-PI generate and verify to itself (no
+ * profiles, nothing exported): the same rules here, on the same guard
+ * functions (crc_t10dif(), ip_compute_csum()).
+ */
+static __be16 sc_guard(bool ip, const void *data, u32 len)
+{
+	return ip ? (__force __be16)ip_compute_csum(data, len) :
+		    cpu_to_be16(crc_t10dif(data, len));
+}
+
+/* The kernel's tuples for blocks of data into prot (one per 8 bytes). */
+static void sc_generate(const struct sc_case *t, bool ip, void *data,
+			void *prot, u32 blocks)
+{
+	u32 i;
+
+	for (i = 0; i < blocks; i++) {
+		struct t10_pi_tuple *pi = prot + i * SC_TUPLE;
+
+		pi->guard_tag = sc_guard(ip, data + i * t->interval,
+					 t->interval);
+		pi->app_tag = 0;
+		pi->ref_tag = t->type == 1 ? cpu_to_be32(t->ref_seed + i) : 0;
+	}
+}
+
+static bool sc_verify(const struct sc_case *t, bool ip, void *data,
+		      void *prot)
+{
+	u32 i;
+
+	for (i = 0; i < t->blocks; i++) {
+		struct t10_pi_tuple *pi = prot + i * SC_TUPLE;
+
+		if (t->type == 1) {
+			if (pi->app_tag == T10_PI_APP_ESCAPE)
+				continue;
+			if (be32_to_cpu(pi->ref_tag) != (u32)(t->ref_seed + i))
+				return false;
+		} else if (pi->app_tag == T10_PI_APP_ESCAPE &&
+			   pi->ref_tag == T10_PI_REF_ESCAPE) {
+			continue;
+		}
+		if (pi->guard_tag != sc_guard(ip, data + i * t->interval,
+					      t->interval))
+			return false;
+	}
+	return true;
+}
+#else
 static const struct blk_integrity_profile *sc_profile(int type, bool ip)
 {
 	if (type == 3)
@@ -457,6 +514,7 @@ static bool sc_verify(const struct sc_case *t, bool ip, void *data,
 
 	return sc_profile(t->type, ip)->verify_fn(&it) == BLK_STS_OK;
 }
+#endif
 
 static void sc_draw(struct sc_case *t, unsigned int no)
 {

@@ -705,6 +705,17 @@ static struct ib_mr *rxe_pi_alloc_mr_integrity(struct ib_pd *ibpd,
 	spin_lock_init(&pi->lock);
 	pi->checked = true;
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	{
+		struct ib_mr *ibmr = rxe_pi_stock_alloc_mr(ibpd);
+
+		if (IS_ERR(ibmr)) {
+			err = PTR_ERR(ibmr);
+			goto err_seg;
+		}
+		mr = to_rmr(ibmr);
+	}
+#else
 	mr = rxe_alloc(&rxe->mr_pool);
 	if (!mr)
 		goto err_seg;
@@ -715,9 +726,12 @@ static struct ib_mr *rxe_pi_alloc_mr_integrity(struct ib_pd *ibpd,
 		rxe_cleanup(mr);
 		goto err_seg;
 	}
-	mr->type = IB_MR_TYPE_INTEGRITY;
+#endif
+	rxe_pi_mr_type(mr) = IB_MR_TYPE_INTEGRITY;
 	mr->pi = pi;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
 	rxe_finalize(mr);
+#endif
 	return &mr->ibmr;
 
 err_seg:
@@ -806,7 +820,7 @@ static int rxe_pi_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int err;
 
 	/* rxe_dereg_mr() returns once the data path holds no reference. */
-	err = rxe_dereg_mr(ibmr, udata);
+	err = rxe_pi_stock_dereg_mr(ibmr, udata);
 	if (!err && pi) {
 		kfree(pi->data.seg);
 		kfree(pi);

@@ -8,6 +8,7 @@
 #ifndef RXE_PI_H
 #define RXE_PI_H
 
+#include <linux/version.h>
 #include <rdma/ib_verbs.h>
 
 struct rxe_dev;
@@ -18,10 +19,28 @@ struct rxe_send_wr;
 struct rxe_pi_mr;
 
 /* The stock functions the splice renames; the old names are wrappers. */
-int rxe_stock_register_device(struct rxe_dev *rxe, const char *ibdev_name);
 int rxe_stock_mr_check_range(struct rxe_mr *mr, u64 iova, size_t length);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/*
+ * 6.12 (provider/rxe/6.12/): rxe_register_device() takes the netdev,
+ * rxe_mr_copy() an unsigned length, the MR's type is the ib_mr's, and
+ * rxe_alloc_mr() and rxe_dereg_mr() are static (rxe_pi_stock_alloc_mr()
+ * and rxe_pi_stock_dereg_mr() call them).
+ */
+int rxe_stock_register_device(struct rxe_dev *rxe, const char *ibdev_name,
+			      struct net_device *ndev);
+int rxe_stock_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
+		      unsigned int length, enum rxe_mr_copy_dir dir);
+struct ib_mr *rxe_pi_stock_alloc_mr(struct ib_pd *ibpd);
+int rxe_pi_stock_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+#define rxe_pi_mr_type(mr) ((mr)->ibmr.type)
+#else
+int rxe_stock_register_device(struct rxe_dev *rxe, const char *ibdev_name);
 int rxe_stock_mr_copy(struct rxe_mr *mr, u64 iova, void *addr, int length,
 		      enum rxe_mr_copy_dir dir);
+#define rxe_pi_stock_dereg_mr rxe_dereg_mr
+#define rxe_pi_mr_type(mr) ((mr)->type)
+#endif
 int rxe_stock_invalidate_mr(struct rxe_qp *qp, u32 key);
 int rxe_stock_reg_fast_mr(struct rxe_qp *qp, struct rxe_send_wqe *wqe);
 

@@ -6,10 +6,17 @@
 # T10-PI code: mrkit_sigconf_cases (kernel command line) random cases on
 # the verbs, then mrkit_sigmr_ios through mrkit's integrity pool.
 . /base-lib.sh
+# The kernel the guest booted: vm-rxe-pi.sh's kernel= field.
+say "kernel $(uname -r)"
 fabric rxe-pi
 [ -d /sys/module/rdma_rxe ] && fail "the stock rdma_rxe is loaded"
 grep -q . /sys/class/infiniband/mrkd0/node_type || fail "no mrkd0"
-modprobe t10-pi || fail "modprobe t10-pi"
+# The T10-PI code: a module on 6.1, built into 6.12's block layer.
+case $(uname -r) in
+6.1.*) modprobe t10-pi || fail "modprobe t10-pi" ;;
+esac
+# sigconf's guards on 6.12 (crc_t10dif()).
+modprobe crc-t10dif || fail "modprobe crc-t10dif"
 modprobe mrkit || fail "modprobe mrkit"
 cases=${mrkit_sigconf_cases:-400}
 ios=${mrkit_sigmr_ios:-100}

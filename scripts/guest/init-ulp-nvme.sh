@@ -225,7 +225,9 @@ ab_down() {
 # PIDEV's namespace (3) on the host, once there.
 find_pi_dev() {
 	local b
-	for b in /sys/block/nvme*n3; do
+	# By its nsid: 6.12 may name the disks out of nsid order.
+	for b in /sys/block/nvme*n*; do
+		[ "$(cat "$b/nsid" 2>/dev/null)" = 3 ] || continue
 		[ -b "/dev/${b##*/}" ] || continue
 		DEV=/dev/${b##*/}
 		return 0

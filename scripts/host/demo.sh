@@ -48,7 +48,11 @@
 # upstream differs: scripts/host/splice.py --kernel): for the stock 6.12
 # module and then mrkit's, the short verify run and the first fault of
 # make check's schedule (ULP_DRIVERS=stock,mrkit), over rxe and siw (SRP
-# over rxe); their lines end with kernel=6.12.
+# over rxe); their lines end with kernel=6.12.  Then T10-PI end to end on
+# 6.12: rdma_rxe_pi from linux-source-6.12 (provider/rxe/6.12/ where
+# upstream differs): the signature conformance (SIGCONF, SIGMR), and
+# nvme-rdma and iSER, the stock 6.12 module and mrkit's, with PI (PI,
+# PIERR, PIDECODE lines), all ending with kernel=6.12.
 set -uo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,6 +85,12 @@ for u in nvme nfs iser srp; do
 			"$proj/scripts/host/vm-ulp.sh" "$u" "$t" check || rc=1
 	done
 done
+echo "=== Debian's 6.12 kernel: rdma_rxe_pi from linux-source-6.12, signature conformance"
+MRKIT_KERNEL=6.12 "$proj/scripts/host/vm-rxe-pi.sh" 2000 || rc=1
+echo "=== Debian's 6.12 kernel: T10-PI, nvme-rdma on mrkit and stock over rdma_rxe_pi"
+MRKIT_KERNEL=6.12 NVME_PI_MIB=16 "$proj/scripts/host/vm-ulp.sh" nvme rxe-pi pi || rc=1
+echo "=== Debian's 6.12 kernel: T10-PI, ib_iser on mrkit and stock over rdma_rxe_pi"
+MRKIT_KERNEL=6.12 ISER_PI_MIB=16 "$proj/scripts/host/vm-ulp.sh" iser rxe-pi pi || rc=1
 echo "demo: $(( $(date +%s) - start )) s"
 [ $rc = 0 ] && echo "demo: PASS (rxe and siw)" || echo "demo: FAIL"
 exit $rc

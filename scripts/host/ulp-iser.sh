@@ -14,8 +14,9 @@
 # target_core_mod), the stock initiator for the A/B, the SCSI disk.
 ULP_MODS="target_core_mod iscsi_target_mod ib_isert ib_iser libiscsi
 	scsi_transport_iscsi sd_mod"
-# mode pi (over rxe-pi): the block layer's T10-PI profiles for the disk.
-[ "$mode" != pi ] || ULP_MODS="$ULP_MODS t10-pi"
+# mode pi (over rxe-pi): the block layer's T10-PI profiles for the disk
+# (built into 6.12's block layer: no module).
+[ "$mode" != pi ] || [ "${MRKIT_KERNEL:-6.1}" != 6.1 ] || ULP_MODS="$ULP_MODS t10-pi"
 ULP_MEM=1536
 # check: about 2 min per boot; demo and bench run longer under TCG.
 ULP_TIMEOUT=${ISER_TIMEOUT:-900}

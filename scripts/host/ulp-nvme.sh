@@ -11,8 +11,10 @@
 # scripts/mrkit_report/nvme.py.
 
 ULP_MODS="nvmet nvmet-rdma null_blk nvme-fabrics nvme-core nvme-rdma"
-# mode pi (over rxe-pi): a namespace on a scsi_debug disk with DIF and DIX.
-[ "$mode" != pi ] || ULP_MODS="$ULP_MODS scsi_debug sd_mod t10-pi"
+# mode pi (over rxe-pi): a namespace on a scsi_debug disk with DIF and DIX
+# (6.12's block layer has the T10-PI code built in: no t10-pi module).
+[ "$mode" != pi ] || ULP_MODS="$ULP_MODS scsi_debug sd_mod"
+[ "$mode" != pi ] || [ "${MRKIT_KERNEL:-6.1}" != 6.1 ] || ULP_MODS="$ULP_MODS t10-pi"
 ULP_MEM=1536
 ULP_TIMEOUT=900
 ULP_CMDLINE="mrkit_ab_secs=${NVME_AB_SECS:-3} mrkit_ab_rounds=${NVME_AB_ROUNDS:-8}"

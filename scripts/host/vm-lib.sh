@@ -30,7 +30,8 @@
 #   vm_build_siw           siw.ko from linux-source-6.1 (Debian's kernel
 #                          has no siw): prints its path
 #   vm_build_rxe_pi MK     rxe with integrity MRs (rdma_rxe_pi.ko, from
-#                          linux-source-6.1 and provider/rxe/) and
+#                          linux-source-6.1, or MRKIT_KERNEL's, and
+#                          provider/rxe/) and
 #                          mrkit_sigconf.ko (provider/sigconf.c, against
 #                          mrkit's build MK): prints the entry
 #   vm_build_ulp ULP       the converted ULP (its hook's ulp_build): sets mk
@@ -179,14 +180,15 @@ vm_build_siw() {
 	echo "$d/siw.ko"
 }
 
-# vm_make_rxe_pi DIR TREE MK: the spliced rxe and the conformance module
-# (against mrkit's build MK).
+# vm_make_rxe_pi DIR TREE [MK]: the spliced rxe and, with MK, the
+# conformance module (against mrkit's build MK).
 vm_make_rxe_pi() {
 	local d=$1 rxe=$2/drivers/infiniband/sw/rxe f
 	mkdir -p "$d/rxe" "$d/conf"
 	{
 		python3 "$proj/scripts/host/splice.py" --loc --tree "$2" \
-			--outdir "$d/rxe" "$proj"/provider/rxe/*.splice
+			"${splice_args[@]}" --outdir "$d/rxe" \
+			"$proj"/provider/rxe/*.splice
 		for f in "$rxe"/*.[ch]; do
 			[ -e "$d/rxe/${f##*/}" ] || cp "$f" "$d/rxe/"
 		done
@@ -200,27 +202,37 @@ vm_make_rxe_pi() {
 		printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' \
 			"$3" > "$d/conf/Kbuild"
 		nice -n 10 make -C "$kdir" M="$d/rxe" W=1 C=2 modules &&
-		nice -n 10 make -C "$kdir" M="$d/conf" \
-			KBUILD_EXTRA_SYMBOLS="$3/Module.symvers" W=1 C=2 modules
+		if [ -n "$3" ]; then
+			nice -n 10 make -C "$kdir" M="$d/conf" \
+				KBUILD_EXTRA_SYMBOLS="$3/Module.symvers" W=1 C=2 modules
+		fi
 	} > "$d/build.log" 2>&1 || { cat "$d/build.log" >&2; return 1; }
 	if grep -E 'warning:|error:' "$d/build.log" >&2; then
 		return 1
 	fi
-	cp "$d/rxe/rdma_rxe_pi.ko" "$d/conf/mrkit_sigconf.ko" "$d/"
+	cp "$d/rxe/rdma_rxe_pi.ko" "$d/"
+	[ -z "$3" ] || cp "$d/conf/mrkit_sigconf.ko" "$d/"
 }
 
-# vm_build_rxe_pi MK: the entry vm/rxe-pi/KEY (rdma_rxe_pi.ko,
-# mrkit_sigconf.ko, build.log), keyed by rxe's upstream sources, the
+# vm_build_rxe_pi [MK]: the entry vm/rxe-pi/KEY (rdma_rxe_pi.ko, with MK
+# mrkit_sigconf.ko too, build.log), keyed by rxe's upstream sources, the
 # provider's files, splice.py, the headers and mrkit's build MK.  Every
-# warning of the W=1 and sparse build fails it.
+# warning of the W=1 and sparse build fails it.  The ULPs' runs need
+# rdma_rxe_pi.ko only: vm_build_rxe_pi without MK.
 vm_build_rxe_pi() {
 	local tree key
+	local -a splice_args=()
 	tree=$("$proj/scripts/host/prep-tree.sh")
-	key=$( { echo "$kdir $tree ${1##*/}"
+	# Another kernel than 6.1: provider/rxe/K/ overrides, checked
+	# against linux-source-6.1 (splice.py --kernel), as vm_build_ulp.
+	[ "${MRKIT_KERNEL:-6.1}" = 6.1 ] ||
+		splice_args=(--kernel "$MRKIT_KERNEL"
+			     --reference "$("$proj/scripts/host/prep-tree.sh" 6.1)")
+	key=$( { echo "$kdir $tree ${1:+${1##*/}} ${splice_args[*]}"
 		 cat "$tree"/drivers/infiniband/sw/rxe/*.[ch] "$tree/drivers/infiniband/sw/rxe/Makefile"
 		 find "$proj/provider" "$proj/scripts/host/splice.py" -type f -print0 |
 			sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
-	vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree" "$1"
+	vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree" "${1:-}"
 }
 
 vm_mod_deps() {

@@ -90,7 +90,7 @@ vm_ulp_root "$root" "$mk" "$ulpdir" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
 # rxe-pi: rxe with integrity MRs in /pi, loaded by base-lib.sh's fabric
 # in place of the stock rxe.
 if [ "$transport" = rxe-pi ]; then
-	pi=$(vm_build_rxe_pi "$mk")
+	pi=$(vm_build_rxe_pi)
 	mkdir -p "$root/pi"
 	cp "$pi/rdma_rxe_pi.ko" "$root/pi/"
 	vm_add_mods "$root" crc-t10dif

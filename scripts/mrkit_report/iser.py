@@ -83,8 +83,9 @@ def ok_verify(runs, name):
 PI_MIN_BYTES = 8 << 20
 
 
-def pi_lines(runs, t, pis, pierrs, mode, bad, decodes=()):
-    """The PI, PIERR and PIDECODE lines of mode pi, and their verdicts into bad."""
+def pi_lines(runs, t, pis, pierrs, mode, bad, decodes=(), k=""):
+    """The PI, PIERR and PIDECODE lines of mode pi (k: kernel_field), and
+    their verdicts into bad."""
     for drv, g in pis:
         v, rb = runs.get(f"pi-{t}-{drv}"), runs.get(f"pireadback-{t}-{drv}")
         if v is None or rb is None:
@@ -97,17 +98,17 @@ def pi_lines(runs, t, pis, pierrs, mode, bad, decodes=()):
         if not fmt.startswith("T10-DIF"):
             errs += 1
             bad.append(f"PI {drv}: the disk has no T10-PI (integrity {fmt})")
-        print(f"PI iser {t} {drv} bytes={done} errors={errs}")
+        print(f"PI iser {t} {drv} bytes={done} errors={errs}{k}")
         print(f"  (fio verify=crc32c on a disk with {fmt}: {v.get('write_bytes', 0)} bytes "
               f"written, {v.get('read_bytes', 0)} read back in the run, "
               f"{rb.get('read_bytes', 0)} in the read-back pass)")
         if errs or done < PI_MIN_BYTES:
             bad.append(f"PI {drv}: errors={errs} bytes={done}")
     for drv, g in pierrs:
-        n = {k: int(g.get(k, "0")) for k in ("tried", "injected", "detected",
+        n = {f: int(g.get(f, "0")) for f in ("tried", "injected", "detected",
                                              "delivered_corrupt")}
         print(f"PIERR iser {t} {drv} injected={n['injected']} detected={n['detected']} "
-              f"delivered_corrupt={n['delivered_corrupt']}")
+              f"delivered_corrupt={n['delivered_corrupt']}{k}")
         if not n["tried"] or n["injected"] != n["tried"] or n["detected"] != n["injected"] \
            or n["delivered_corrupt"]:
             bad.append(f"PIERR {drv}: {n['tried']} tried, {n['injected']} injected, "
@@ -117,7 +118,7 @@ def pi_lines(runs, t, pis, pierrs, mode, bad, decodes=()):
             bad.append("PIERR mrkit: its integrity pools reported no signature error")
     for drv, g in decodes:
         reads, dec = int(g.get("reads", "0")), int(g.get("decoded", "0"))
-        print(f"PIDECODE iser {t} {drv} reads={reads} decoded={dec}")
+        print(f"PIDECODE iser {t} {drv} reads={reads} decoded={dec}{k}")
         if not reads or dec != reads:
             bad.append(f"PIDECODE {drv}: {dec} of {reads} corrupted reads decoded")
     if mode == "pi":
@@ -190,7 +191,7 @@ def main(argv=None):
             if kv(w[2:]).get("splats") != "0":
                 bad.append("splats at the end")
 
-    pi_lines(runs, t, pis, pierrs, a.mode, bad, decodes)
+    pi_lines(runs, t, pis, pierrs, a.mode, bad, decodes, k)
     if a.mode == "pi" and not ended:
         bad.append("the guest did not finish")
 

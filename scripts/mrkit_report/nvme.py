@@ -114,7 +114,7 @@ def main(argv=None):
         bad.append("PIERR: a run per driver expected")
     decs = re.findall(r"NVME pidecode (\S+) mrkit reads=(\d+) decoded=(\d+)", text)
     for t, reads, dec in decs:
-        print(f"PIDECODE nvme {t} mrkit reads={reads} decoded={dec}")
+        print(f"PIDECODE nvme {t} mrkit reads={reads} decoded={dec}{k}")
         if not int(reads) or dec != reads:
             bad.append(f"PIDECODE {t} mrkit: {dec} of {reads} corrupted reads decoded")
     if mode == "pi" and len(decs) != 1:
