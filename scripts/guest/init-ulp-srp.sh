@@ -73,19 +73,6 @@ cross_args() {	# MIB OFFSET-MiB
 	     "--verify=crc32c --verify_interval=4k --verify_fatal=0"
 }
 
-# How many descriptors requests took: a histogram of mrkit's map event by
-# segment count, from the mrkit driver's login to its logout (the table's
-# own registration is a map of one segment).
-H=/sys/kernel/tracing/events/mrkit/mrkit_map
-mrs_on() { echo 'hist:keys=segs' > $H/trigger || fail "mrkit_map histogram"; }
-mrs_off() {
-	awk '$2 == "segs:" { s = $3 + 0; n = $6 + 0; maps += n;
-		if (s > max) max = s; if (s > 1) multi += n }
-	     END { printf "per_request_max=%d multi_mr_requests=%d maps=%d\n",
-		   max, multi, maps }' $H/hist
-	echo '!hist:keys=segs' > $H/trigger
-}
-
 # MRs the initiator still has registered, given 5 s to reach 0.
 mrs_left() {
 	ulp_wait 50 test "$(ini_mrs)" = 0
@@ -108,14 +95,14 @@ run_verify() {	# driver MiB
 	drv_load "$1"
 	srp_login || { diag; fail "login ($1)"; }
 	l0=$(ulp_mrkit_leaks)
-	[ "$1" = stock ] || mrs_on
+	[ "$1" = stock ] || ulp_mrs_on
 	# shellcheck disable=SC2046
 	ulp_fio "verify-$t-$1" $(verify_args --do_verify=1 "$2" 0 "$v4k")
 	# shellcheck disable=SC2046
 	ulp_fio "readback-$t-$1" $(verify_args --verify_only=1 "$2" 0 "$v4k")
 	# shellcheck disable=SC2046
 	ulp_fio "crossread-$t-$1" $(cross_args "$2" 0)
-	[ "$1" = stock ] || say "SRP mrs $t $1 $(mrs_off)"
+	[ "$1" = stock ] || say "SRP mrs $t $1 $(ulp_mrs_off)"
 	mark "logout"
 	srp_logout || fail "logout ($1)"
 	drv_unload "$1"
