@@ -24,8 +24,11 @@
 # outlives the outage, so they are answered on it once the wire is back
 # (a reconnect is needed only when the target went away); rportdelete:
 # the initiator's target port deleted through sysfs under fio (the disk
-# goes, queued I/O fails).  Block sizes up to 1 MiB, several MRs per
-# request where the pages do not fit one.
+# goes, queued I/O fails).  Block sizes up to 2 MiB from buffers 512
+# bytes past a page boundary, so that a 2 MiB request takes several MRs
+# on rxe (512 pages per MR) and a 1 MiB one on siw (256): each step of
+# mrkit's driver prints how many its requests took (pair-lib.sh's
+# PAIR_MRS; the MRS line of mrkit_report.pair).
 # Both guests boot without IPv6: ib_srpt listens on IPv6's wildcard
 # address when it can, and siw hands such a listener IPv4 connections
 # with v4-mapped addresses, which RDMA/CM refuses (siw_reject() before
@@ -42,7 +45,9 @@ IADDR=10.98.0.2
 pair_delete=rportdelete
 PAIR_TMO=20
 CMD_TMO=10
-PAIR_BSSPLIT=512/10:4k/30:16k/20:64k/15:256k/15:1m/10
+PAIR_BSSPLIT=512/10:4k/30:16k/20:64k/15:256k/10:1m/10:2m/5
+PAIR_FIO_MORE=--iomem_align=512
+PAIR_MRS=1
 # Reconnect every 2 s; I/O fails after 15 s without a connection; the
 # disk stays for 10 minutes (a target boots again in less).
 SRP_PARAMS="reconnect_delay=2 fast_io_fail_tmo=15 dev_loss_tmo=600"
@@ -86,7 +91,10 @@ cmd_timeout() {
 drv_up() { pair_disk_up "$1"; }
 
 drv_ready() {
+	# After rportdelete: the old disk gone first (bounded), so that the
+	# login's find_dev takes the new one.
 	if no_rport; then
+		ulp_wait 300 no_disk || say "PAIR note: the deleted target port's disk is still there"
 		login || return 1
 	fi
 	ulp_wait 600 find_dev && cmd_timeout || return 1

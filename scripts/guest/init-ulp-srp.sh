@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest /init of "vm-ulp.sh srp": LIO's SRP target (ib_srpt, srp-lib.sh)
-# on a RAM-backed LUN (rd_mcp), and the kernel's SRP initiator - Debian's
+# on a RAM-backed LUN (rd_mcp; for the abort fault one that can hold
+# commands, srp-lib.sh's hold:), and the kernel's SRP initiator - Debian's
 # stock ib_srp or the one converted to mrkit (/ulp/ib_srp.ko) - logged in
 # over RDMA/CM through ib_srp's sysfs add_target, over rxe or siw on a
 # dummy netdev with a guest-only address.  fio (over 9p) drives the SCSI
@@ -17,7 +18,9 @@
 #                     srp_faults under load: tpg (TPG off and on: ib_srp
 #                     reconnects), rport (the initiator's target port
 #                     deleted, then added again), link (the RDMA link
-#                     deleted and added again: every QP goes to error)
+#                     deleted and added again: every QP goes to error),
+#                     abort (the target holds commands until the SCSI
+#                     error handler's aborts have failed: see run_fault)
 #   mrkit_mode=bench  A/B: stock and mrkit interleaved (ulp_ab_rounds)
 # Sizes arrive as srp_verify and srp_verify4k (MiB of the two verify jobs)
 # and srp_fault (MiB of a fault run).  Facts go to the console as
@@ -45,7 +48,11 @@ lun_mib=$((vmib + v4k > 2 * fmib ? vmib + v4k : 2 * fmib))
 [ $lun_mib -ge 64 ] || lun_mib=64
 # bench: 128 MiB of A/B jobs (ab_args).
 [ "$mode" != bench ] || lun_mib=160
-srpt_up $IP $lun_mib
+# abort: a LUN that can hold commands (srp-lib.sh's hold:).
+case " $faults " in
+*" abort "*) srpt_up $IP hold:$lun_mib ;;
+*) srpt_up $IP $lun_mib ;;
+esac
 
 # Phases on the console (not MRKIT-VM lines), for timing.
 mark() { echo "SRP-TIME $(cut -d' ' -f1 /proc/uptime) $*"; }
@@ -73,19 +80,6 @@ cross_args() {	# MIB OFFSET-MiB
 	     "--verify=crc32c --verify_interval=4k --verify_fatal=0"
 }
 
-# How many descriptors requests took: a histogram of mrkit's map event by
-# segment count, from the mrkit driver's login to its logout (the table's
-# own registration is a map of one segment).
-H=/sys/kernel/tracing/events/mrkit/mrkit_map
-mrs_on() { echo 'hist:keys=segs' > $H/trigger || fail "mrkit_map histogram"; }
-mrs_off() {
-	awk '$2 == "segs:" { s = $3 + 0; n = $6 + 0; maps += n;
-		if (s > max) max = s; if (s > 1) multi += n }
-	     END { printf "per_request_max=%d multi_mr_requests=%d maps=%d\n",
-		   max, multi, maps }' $H/hist
-	echo '!hist:keys=segs' > $H/trigger
-}
-
 # MRs the initiator still has registered, given 5 s to reach 0.
 mrs_left() {
 	ulp_wait 50 test "$(ini_mrs)" = 0
@@ -101,6 +95,39 @@ diag() {
 		sed 's/^/MRKIT-VM   dmesg: /'
 }
 
+# The SCSI error handler's steps so far, from dmesg: each abort that
+# failed (scsi_logging_level's error recovery at level 4 says "cmd abort
+# failed"), ib_srp's LUN resets and host resets, and the task management
+# responses ib_srp got after it had stopped waiting (its own messages).
+EH_ABORT_FAILED='cmd abort failed'
+EH_LUN_RESET='SRP reset_device called'
+EH_HOST_RESET='SRP reset_host called'
+EH_LATE='tsk mgmt response too late'
+eh_count() { dmesg | grep -c "$1"; }
+eh_more() { [ "$(eh_count "$1")" -gt "$2" ]; }
+eh_counts() {
+	echo "$(eh_count "$EH_ABORT_FAILED") $(eh_count "$EH_LUN_RESET")" \
+	     "$(eh_count "$EH_HOST_RESET") $(eh_count "$EH_LATE")"
+}
+# eh_since COUNTS...: the steps since eh_counts said COUNTS.
+eh_since() {
+	# shellcheck disable=SC2046
+	set -- "$@" $(eh_counts)
+	echo "aborts_failed=$(($5 - $1)) lun_resets=$(($6 - $2))" \
+	     "host_resets=$(($7 - $3)) late_responses=$(($8 - $4))"
+}
+
+# hold_until MESSAGE: the target holds the commands it gets until the
+# error handler's step MESSAGE shows once more (bounded), then serves
+# them again.
+hold_until() {
+	local n
+	n=$(eh_count "$1")
+	srpt_hold || fail "the target's hold (dmsetup suspend)"
+	ulp_wait 1800 eh_more "$1" "$n" || say "SRP note: no '$1' within 180 s"
+	srpt_release || fail "the target's release (dmsetup resume)"
+}
+
 # Write and verify both regions, then read them back in a second pass.
 run_verify() {	# driver MiB
 	local l0
@@ -108,14 +135,14 @@ run_verify() {	# driver MiB
 	drv_load "$1"
 	srp_login || { diag; fail "login ($1)"; }
 	l0=$(ulp_mrkit_leaks)
-	[ "$1" = stock ] || mrs_on
+	[ "$1" = stock ] || ulp_mrs_on
 	# shellcheck disable=SC2046
 	ulp_fio "verify-$t-$1" $(verify_args --do_verify=1 "$2" 0 "$v4k")
 	# shellcheck disable=SC2046
 	ulp_fio "readback-$t-$1" $(verify_args --verify_only=1 "$2" 0 "$v4k")
 	# shellcheck disable=SC2046
 	ulp_fio "crossread-$t-$1" $(cross_args "$2" 0)
-	[ "$1" = stock ] || say "SRP mrs $t $1 $(mrs_off)"
+	[ "$1" = stock ] || say "SRP mrs $t $1 $(ulp_mrs_off)"
 	mark "logout"
 	srp_logout || fail "logout ($1)"
 	drv_unload "$1"
@@ -128,8 +155,21 @@ run_verify() {	# driver MiB
 # comes back, the I/O resumes) a read-back of everything fio wrote; after
 # rport and link (the disk goes away under fio) a fresh write and verify on
 # the new disk.
+# abort: SCSI commands time out after 10 s, and fio waits 1 s after each
+# I/O (so that it still runs after the first round).  Twice the target
+# holds what it gets; ib_srp's srp_abort() sends an ABORT TASK for each
+# command that timed out, which LIO answers only once the command is done,
+# so each waits its 5 s and fails; the error handler sends a LUN reset.
+# The first time the target serves again as soon as ib_srp sent it: the
+# reset is answered and the error handler retries the commands on the
+# same connection (the driver on mrkit gives back what a failed abort left
+# registered when the request is used again).  The second time it holds
+# on until ib_srp's host reset: ib_srp reconnects (what failed aborts left
+# goes back with the old connection's pool).  The fault's line counts the
+# failed aborts and the resets of both rounds (mrkit_report.srp: none, no
+# pass).
 run_fault() {	# driver fault MiB
-	local s0 l0 r0 h pid rc relog=0 left behind
+	local s0 l0 r0 h pid rc relog=0 left behind e0 d0 eh= fio_more=
 	mark "fault $1 $2"
 	drv_load "$1"
 	srp_login || { diag; fail "login ($1, $2)"; }
@@ -142,9 +182,16 @@ run_fault() {	# driver fault MiB
 	behind="--do_verify=1 --verify_backlog=8"
 	# The disk goes away under fio: reads of a deleted disk end early,
 	# which fio would report as bad headers.
-	[ "$2" = tpg ] || behind=--do_verify=0
+	[ "$2" = tpg ] || [ "$2" = abort ] || behind=--do_verify=0
+	if [ "$2" = abort ]; then
+		fio_more=--thinktime=1s
+		echo 10 > "/sys/block/${DEV#/dev/}/device/timeout"
+		echo 4 > /proc/sys/dev/scsi/logging_level
+		e0=$(eh_counts)
+		d0=$(dmesg | wc -l)
+	fi
 	# shellcheck disable=SC2046
-	ulp_fio "fault-$t-$2-$1" $(verify_args "$behind --continue_on_error=all" $h $h) &
+	ulp_fio "fault-$t-$2-$1" $(verify_args "$behind --continue_on_error=all $fio_more" $h $h) &
 	pid=$!
 	ulp_wait 600 wrote_some $(($(written_mib) + 1)) ||
 		say "SRP note: little progress before the fault"
@@ -168,6 +215,24 @@ run_fault() {	# driver fault MiB
 		# shellcheck disable=SC2046
 		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args --do_verify=1 $h $h)
 		;;
+	abort)
+		hold_until "$EH_LUN_RESET"
+		ulp_wait 600 wrote_some $(($(written_mib) + 1)) ||
+			say "SRP note: no write after the LUN reset"
+		hold_until "$EH_HOST_RESET"
+		ulp_wait 1200 more_reconnects "$r0" ||
+			{ diag; fail "no reconnect after the host reset ($1)"; }
+		wait $pid
+		echo 0 > /proc/sys/dev/scsi/logging_level
+		# shellcheck disable=SC2086
+		eh=$(eh_since $e0)
+		# The error handler's own words, on the console.
+		dmesg | tail -n +$((d0 + 1)) |
+			grep -E "$EH_ABORT_FAILED|$EH_LUN_RESET|$EH_HOST_RESET|$EH_LATE|reconnect succeeded" |
+			head -n 12 | sed "s/^/MRKIT-VM SRP note: abort ($1): /"
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args --verify_only=1 $h $h)
+		;;
 	link)
 		rdma link delete mrkd0 || fail "rdma link delete ($1)"
 		ulp_wait 300 no_rport || { diag; fail "target port left after the link went ($1)"; }
@@ -189,7 +254,7 @@ run_fault() {	# driver fault MiB
 	left=$(mrs_left)
 	[ "$left" = 0 ] || rdma res show mr | grep 'comm \[ib_srp\]' | head -n 3 |
 		sed 's/^/MRKIT-VM   left: /'
-	say "SRP fault $t $2 $1 reconnects=$rc leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0))"
+	say "SRP fault $t $2 $1 reconnects=$rc leaks=$(($(ulp_mrkit_leaks) - l0 + left)) splats=$(($(ulp_splats) - s0))${eh:+ $eh}"
 }
 
 # A/B (bench): sequential 1 MiB write and read and 4 KiB random read on

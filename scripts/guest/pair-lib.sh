@@ -165,8 +165,11 @@ pair_serve_until_stop() {
 #   drv_mrs            the driver's MRs on the RDMA device now
 #   drv_state          what the ULP says about its connection (diagnosis)
 # and the variables pair_delete (the deletion fault's name), PAIR_TMO (the
-# ULP's own timeout, s: linkdown lasts pair_down s longer) and
-# PAIR_BSSPLIT (fio's block sizes).
+# ULP's own timeout, s: linkdown lasts pair_down s longer), PAIR_BSSPLIT
+# (fio's block sizes), PAIR_FIO_MORE (more fio arguments for both runs)
+# and PAIR_MRS (1: a step of mrkit's driver also prints "MRKIT-VM PAIR mrs
+# T FAULT mrkit per_request_max=N multi_mr_requests=N maps=N", ulp-lib.sh's
+# ulp_mrs_off over the step's fio runs, from after drv_up to the logout).
 #   pair_step D FAULT  one step: drv_up, fio verify=crc32c (verified behind
 #                      the writes, state saved) with FAULT injected once a
 #                      quarter is written, fio's end (bounded), drv_ready,
@@ -198,7 +201,7 @@ PAIR_BSSPLIT=4k/30:16k/20:64k/20:256k/20:1m/10
 
 pair_fio_args() {
 	echo "$PAIR_FIO --ioengine=libaio --direct=1 --rw=randwrite" \
-	     "--bssplit=$PAIR_BSSPLIT --iodepth=16 --numjobs=2" \
+	     "--bssplit=$PAIR_BSSPLIT --iodepth=16 --numjobs=2 ${PAIR_FIO_MORE:-}" \
 	     "--verify=crc32c --randrepeat=1 --verify_fatal=0"
 }
 
@@ -261,7 +264,7 @@ pair_inject() {	# fault
 
 pair_step() {	# driver fault
 	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 l0 at rc state
-	local stuck=0 mib=${pair_mib:-8} x0
+	local stuck=0 mib=${pair_mib:-8} x0 mrs
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
 	x0=$PAIR_RESETS
@@ -270,6 +273,8 @@ pair_step() {	# driver fault
 	s0=$(ulp_splats)
 	l0=$(ulp_mrkit_leaks)
 	drv_up "$d" || fail "$d: no session before $f"
+	mrs=
+	[ "${PAIR_MRS:-0}" = 1 ] && [ "$d" = mrkit ] && mrs=1 && ulp_mrs_on
 	pair_req mark "$f-$d-begin"
 	ts0=$(pair_tsplats)
 	r0=$(drv_reconnects)
@@ -306,6 +311,7 @@ pair_step() {	# driver fault
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
 	pair_fail_hits "$name"
 	[ $stuck = 1 ] || drv_down "$d" || say "PAIR note: teardown after $f ($d) failed"
+	[ -z "$mrs" ] || say "PAIR mrs $t $f $d $(ulp_mrs_off)"
 	pair_trace_off
 	pair_req mark "$f-$d-end"
 	pair_log_check

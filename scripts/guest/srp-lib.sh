@@ -5,12 +5,15 @@
 # through configfs), set up here and nowhere else, and the initiator's side
 # (ib_srp's sysfs add_target interface, over RDMA/CM).  $t is the transport
 # (rxe or siw); the RDMA device is mrkd0 (base-lib.sh's fabric).
-#   srpt_up ADDR MIB | srpt_up ADDR DEV
+#   srpt_up ADDR MIB | srpt_up ADDR DEV | srpt_up ADDR hold:MIB
 #                       LIO and ib_srpt loaded; the target port of mrkd0
 #                       (named after its GID, as ib_srpt names it), TPG 1
-#                       with LUN 0 on a RAM disk of MIB MiB (rd_mcp) or on
+#                       with LUN 0 on a RAM disk of MIB MiB (rd_mcp), on
 #                       the block device DEV (iblock, with a fixed serial,
-#                       so that a target booted again is the same LUN), an
+#                       so that a target booted again is the same LUN) or,
+#                       with hold:, on a device-mapper linear device over
+#                       a null_blk RAM disk of MIB MiB (iblock), which
+#                       srpt_hold and srpt_release suspend and resume; an
 #                       ACL for the initiator at ADDR (RDMA/CM sessions are
 #                       named by address) mapping LUN 0, ib_srpt listening
 #                       for RDMA/CM on port SRP_PORT; SRP_ADDR is ADDR
@@ -23,6 +26,12 @@
 #   srpt_tpg_off, srpt_tpg_on
 #                       the TPG disabled (ib_srpt disconnects its
 #                       channels and refuses logins) and enabled again
+#   srpt_hold, srpt_release
+#                       (hold:) the LUN's device suspended: the commands
+#                       in flight finish, LIO's next ones wait in the
+#                       device mapper (and with them every task management
+#                       function that waits for them: ABORT TASK, LUN
+#                       RESET) until it is resumed
 #   drv_load stock|mrkit  Debian's ib_srp, or the one on mrkit (/ulp), with
 #                       short reconnect timers; drv_unload
 #   srp_login           add_target: the target at SRP_ADDR:SRP_PORT, 4 MiB
@@ -47,11 +56,13 @@ srpt_up() {
 	modprobe ib_srpt srpt_service_guid=$SRPT_GUID || fail "modprobe ib_srpt"
 	SRP_ADDR=$1
 	case $2 in
-	/dev/*)
+	/dev/* | hold:*)
+		SRPT_BDEV=$2
+		[ "${2#hold:}" = "$2" ] || srpt_hold_dev "${2#hold:}"
 		modprobe target_core_iblock || fail "modprobe target_core_iblock"
 		SRPT_BK=$TC/core/iblock_0/srp0
 		mkdir -p $SRPT_BK
-		echo udev_path=$2 > $SRPT_BK/control
+		echo udev_path=$SRPT_BDEV > $SRPT_BK/control
 		echo 4d524b49542d535250 > $SRPT_BK/wwn/vpd_unit_serial
 		;;
 	*)
@@ -65,6 +76,33 @@ srpt_up() {
 	echo $SRP_PORT > $TC/srpt/discovery_auth/rdma_cm_port ||
 		fail "ib_srpt RDMA/CM port"
 }
+
+# srpt_hold_dev MIB: the device of hold: (named srphold), in SRPT_BDEV,
+# over a memory-backed null_blk device that takes 4 MiB commands (LIO
+# gives the initiator the backing device's limit).
+srpt_hold_dev() {
+	local d n=/sys/kernel/config/nullb/srpnull
+	modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+	mkdir $n || fail "null_blk device"
+	echo "$1" > $n/size && echo 1 > $n/memory_backed &&
+		echo 8192 > $n/max_sectors && echo 1 > $n/power ||
+		fail "null_blk device settings"
+	# Named after its configfs directory.
+	ulp_wait 100 test -b /dev/srpnull || fail "no /dev/srpnull"
+	modprobe dm_mod || fail "modprobe dm_mod"
+	echo "0 $(($1 * 2048)) linear /dev/srpnull 0" |
+		dmsetup create --noudevsync srphold || fail "dmsetup create"
+	for d in /sys/block/dm-*; do
+		[ "$(cat "$d/dm/name" 2> /dev/null)" = srphold ] || continue
+		SRPT_BDEV=/dev/${d##*/}
+		ulp_wait 100 test -b $SRPT_BDEV || fail "no $SRPT_BDEV"
+		return
+	done
+	fail "no device-mapper device srphold"
+}
+
+srpt_hold() { dmsetup suspend --noudevsync srphold; }
+srpt_release() { dmsetup resume --noudevsync srphold; }
 
 # The target port of mrkd0 with its TPG, LUN and ACL; srpt_unconfig takes
 # them down again (a device that came back has a new port: ib_srpt binds a

@@ -20,6 +20,12 @@
 #                       pool was destroyed, plus in_use and stale of the
 #                       pools alive now
 #   ulp_mrkit_stat F    the sum of counter F over the live mrkit pools
+#   ulp_mrs_on, ulp_mrs_off
+#                       how many descriptors requests took: a histogram of
+#                       mrkit's map event by segment count (descriptors)
+#                       from on to off; off prints "per_request_max=N
+#                       multi_mr_requests=N maps=N" (the most one map took,
+#                       the maps that took several, all maps) and removes it
 #   ulp_pi_try K DD-ARG...  (rxe-pi) one dd of 4 KiB with rdma_rxe_pi's
 #                       corrupt set to K (1 data, 2 guard, 3 ref tag):
 #                       dd's status; PI_INJ counts it if the provider's
@@ -108,6 +114,19 @@ ulp_splats() {
 }
 
 ulp_log_intact() { dmesg | head -n 1 | grep -q 'Linux version'; }
+
+ULP_MAP_EV=/sys/kernel/tracing/events/mrkit/mrkit_map
+ulp_mrs_on() {
+	echo 'hist:keys=segs' > $ULP_MAP_EV/trigger || fail "mrkit_map histogram"
+}
+
+ulp_mrs_off() {
+	awk '$2 == "segs:" { s = $3 + 0; n = $6 + 0; maps += n;
+		if (s > max) max = s; if (s > 1) multi += n }
+	     END { printf "per_request_max=%d multi_mr_requests=%d maps=%d\n",
+		   max, multi, maps }' $ULP_MAP_EV/hist
+	echo '!hist:keys=segs' > $ULP_MAP_EV/trigger
+}
 
 ulp_mrkit_stat() {
 	cat /sys/kernel/debug/mrkit/*/stats 2>/dev/null |

@@ -27,7 +27,9 @@
 # over rxe: fio verify on the SCSI disk with 4 MiB requests that span
 # several MRs and with 4 KiB ones (256 MiB, for the mrkit and the stock
 # module), and for both the TPG disabled and enabled, the target port
-# removed and added, and the RDMA link deleted and added under load;
+# removed and added, the RDMA link deleted and added, and a target that
+# holds commands until the SCSI error handler's aborts have failed (a LUN
+# reset, then a host reset) under load;
 # VERIFY / MRS / FAULT / LOC lines from scripts/mrkit_report/srp.py.  (One
 # guest logs in over siw when it boots without IPv6, and make bench runs
 # its A/B so, but this demo over siw in one guest is not dependable:

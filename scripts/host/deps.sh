@@ -19,7 +19,7 @@ set -euo pipefail
 build="make gcc linux-headers-amd64 kmod"
 patches="$build linux-source-6.1 xz-utils git perl python3"
 vm="$build linux-source-6.1 xz-utils python3 qemu-system-x86 busybox-static cpio
-    iproute2 e2fsprogs util-linux"
+    iproute2 e2fsprogs util-linux dmsetup"
 deb="git dpkg-dev debhelper dh-dkms"
 check="$build $patches $vm $deb sparse flex bison bc gcc-aarch64-linux-gnu
        linux-headers-6.12-amd64 linux-source-6.12 debootstrap gdb"

@@ -10,15 +10,18 @@
 # scripts/guest/srp-lib.sh); the report is scripts/mrkit_report/srp.py.
 
 # Stock modules: the target (LIO + ib_srpt; rd_mcp is built into
-# target_core_mod), the stock initiator for the comparison, the SCSI disk.
-ULP_MODS="target_core_mod ib_srpt ib_srp scsi_transport_srp sd_mod"
+# target_core_mod), the stock initiator for the comparison, the SCSI disk;
+# for the abort fault a LUN that can hold commands: iblock on a
+# device-mapper device (dmsetup) over a RAM disk (null_blk).
+ULP_MODS="target_core_mod ib_srpt ib_srp scsi_transport_srp sd_mod target_core_iblock dm_mod null_blk"
+ULP_BINS="/usr/sbin/dmsetup"
 ULP_MEM=1536
 ULP_TIMEOUT=${SRP_TIMEOUT:-900}
 # Sizes in MiB: the verify runs (large scattered blocks, and 4 KiB random)
 # per driver, the fault region; the faults (check: the first only).
 case $mode in
 check) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-24} srp_verify4k=${SRP_VERIFY4K:-4} srp_fault=${SRP_FAULT:-16} srp_faults=${SRP_FAULTS:-tpg}" ;;
-demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64} srp_fault=${SRP_FAULT:-32} srp_faults=${SRP_FAULTS:-tpg,rport,link}" ;;
+demo) ULP_CMDLINE="srp_verify=${SRP_VERIFY:-192} srp_verify4k=${SRP_VERIFY4K:-64} srp_fault=${SRP_FAULT:-32} srp_faults=${SRP_FAULTS:-tpg,rport,link,abort}" ;;
 *) ULP_CMDLINE="mrkit_ab_secs=${SRP_AB_SECS:-3} mrkit_ab_rounds=${SRP_AB_ROUNDS:-8}" ;;
 esac
 # Over siw the guest boots without IPv6: ib_srpt listens on IPv6's

@@ -17,6 +17,16 @@ and one line
 
 (ending with " kernel=6.12" when the initiator ran Debian's 6.12 kernel)
 
+and, for a ULP whose guest counts the descriptors its requests took (srp:
+"PAIR mrs T FAULT mrkit per_request_max=N multi_mr_requests=N maps=N" per
+step of mrkit's driver, from mrkit's map events), one line over the steps
+
+  MRS ULP T per_request_max=N multi_mr_requests=N
+
+(the most descriptors one request's data took, the requests that took
+more than one; a run with a step of mrkit's driver and no such request,
+or no count, fails)
+
 where ios are the I/Os fio completed (run and read-back), failed the I/Os
 fio saw fail, verify_errors fio's verify failures less those at blocks whose
 write fio saw fail (never reported written; matched by offset in the guest,
@@ -46,10 +56,30 @@ from mrkit_report import fio as fio_report
 # reconnect.
 MUST_RECONNECT = ("linkdown", "targetkill")
 MUST_RECONNECT_ULP = {"srp": ("targetkill",)}
+# ULPs whose guest counts the descriptors of each request (PAIR_MRS).
+MRS_ULPS = ("srp",)
 # The fio figures of a run that never ended.
 UNFINISHED = dict(read_ios=0, write_ios=0, read_bytes=0, write_bytes=0, unfinished=1)
 SPLAT = re.compile(r"BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|"
                    r"list_(add|del) corruption|refcount_t:|blocked for more than")
+
+
+def mrs_line(ulp, t, steps, text):
+    """The MRS line over the steps' counts; what it proves missing."""
+    counts = [dict(x.split("=") for x in m.group(1).split())
+              for m in re.finditer(r"MRKIT-VM PAIR mrs \S+ \S+ mrkit ((?:\w+=\d+ ?)+)", text)]
+    if counts:
+        per = max(int(c.get("per_request_max", 0)) for c in counts)
+        multi = sum(int(c.get("multi_mr_requests", 0)) for c in counts)
+        print(f"MRS {ulp} {t} per_request_max={per} multi_mr_requests={multi}"
+              f"{fio_report.kernel_field(text)}")
+    if ulp not in MRS_ULPS or not any(s.startswith("mrkit:") for s in steps.split(",")):
+        return []
+    if not counts:
+        return ["no MRS count from the steps of mrkit's driver"]
+    if per < 2 or multi == 0:
+        return [f"MRS {t}: no request took several MRs"]
+    return []
 
 
 def main(argv=None):
@@ -172,6 +202,8 @@ def main(argv=None):
         print(f"FAULT2 {ulp} {t} {r['fault']} {r['drv']} ios={r['ios']} failed={r['failed']} "
               f"reconnects={r['rec']} stale={r['stale']} leaks={r['leaks']} "
               f"verify_errors={r['verr']} splats={r['splats']}{kernel}")
+
+    bad += mrs_line(ulp, t, steps, text)
 
     if not re.search(r"MRKIT-VM PASS pair", text):
         bad.append("the initiator did not pass (modules not unloaded, a splat, or it stopped)")

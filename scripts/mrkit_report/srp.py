@@ -17,11 +17,17 @@ lines) and prints, from measured values only:
         from mrkit's map events during the mrkit driver's verify run: the
         most descriptors one request's data took, and how many requests
         took more than one
-  FAULT srp T tpg|rport|link stock|mrkit ios=N failed=N reconnects=N
+  FAULT srp T tpg|rport|link|abort stock|mrkit ios=N failed=N reconnects=N
         leaks=N verify_errors=N splats=N
+        [aborts_failed=N lun_resets=N host_resets=N late_responses=N]
         ios and failed: I/Os of the run under the fault, and those fio saw
         fail (allowed: the disk goes away in rport and link); leaks: mrkit
-        descriptors still out plus the initiator's MRs left on the device
+        descriptors still out plus the initiator's MRs left on the device;
+        abort (the target holds commands) adds the SCSI error handler's
+        steps from dmesg: aborts that failed, ib_srp's LUN resets and host
+        resets, and task management responses that came after ib_srp had
+        stopped waiting; the fault fails without a failed abort, a LUN
+        reset and a host reset
   AB srp T seqread|seqwrite|randread4k stock=X mrkit=Y ratio=R lo=L hi=H
         bench: MiB/s (IOPS for randread4k), medians of the rounds; ratio
         is the median of the per-round ratios mrkit/stock and lo, hi its
@@ -45,6 +51,8 @@ from mrkit_report import fio as fio_report
 # Bytes a verify run must have checked, per mode (the guest's sizes).
 MIN_BYTES = {"check": 16 << 20, "demo": 256 << 20}
 METRICS = fio_report.AB_METRICS
+# The abort fault's counts of the SCSI error handler's steps (the guest's).
+EH_FIELDS = ("aborts_failed", "lun_resets", "host_resets", "late_responses")
 
 
 def guest_lines(text):
@@ -83,12 +91,20 @@ def fault_line(t, fault, drv, g, runs, bad, k=""):
     # The run under the fault may see I/O errors, never a bad block; the
     # runs before and after must pass completely.
     verr = load.get("verify_errors", 0) + sum(errors_of(p) for p in parts)
+    eh = ""
+    if fault == "abort":
+        eh = "".join(f" {f}={g.get(f, '?')}" for f in EH_FIELDS)
     print(f"FAULT srp {t} {fault} {drv} ios={ios} failed={failed} "
           f"reconnects={g.get('reconnects', '?')} leaks={g.get('leaks', '?')} "
-          f"verify_errors={verr} splats={g.get('splats', '?')}{k}")
+          f"verify_errors={verr} splats={g.get('splats', '?')}{eh}{k}")
     if verr or ios == 0 or g.get("leaks") != "0" or g.get("splats") != "0" or \
        g.get("reconnects", "0") == "0":
         bad.append(f"FAULT {t} {fault} {drv}")
+    # The abort fault proves its path: an abort that failed, the error
+    # handler's LUN reset and its host reset.
+    for f in EH_FIELDS[:3] if fault == "abort" else ():
+        if not g.get(f, "0").isdigit() or int(g.get(f, "0")) == 0:
+            bad.append(f"FAULT {t} abort {drv}: {f}={g.get(f, 'missing')}")
 
 
 def ab_lines(t, runs, bad):

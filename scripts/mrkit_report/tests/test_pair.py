@@ -70,12 +70,41 @@ class PairTest(LogTest):
         def text(fault):
             return (fio_run(f"pair-rxe-{fault}-mrkit", write_ios=5)
                     + fio_run(f"pair-rxe-{fault}-mrkit-readback", read_ios=5)
+                    + f"MRKIT-VM PAIR mrs rxe {fault} mrkit per_request_max=2 "
+                      "multi_mr_requests=3 maps=40\n"
                     + f"MRKIT-VM PAIR fault rxe {fault} mrkit reconnects=0 {FACTS}\n" + END)
         rc, out = self.report("mrkit:linkdown", text("linkdown"), ulp="srp")
         self.assertEqual(rc, 0, out)
         rc, out = self.report("mrkit:targetkill", text("targetkill"), ulp="srp")
         self.assertEqual(rc, 1)
         self.assertIn("targetkill mrkit: no reconnect", out)
+
+    def srp_steps(self, counts):
+        text = ""
+        for fault, count in zip(("loss5", "dup"), counts):
+            text += (fio_run(f"pair-rxe-{fault}-mrkit", write_ios=5)
+                     + fio_run(f"pair-rxe-{fault}-mrkit-readback", read_ios=5))
+            if count:
+                text += f"MRKIT-VM PAIR mrs rxe {fault} mrkit {count} maps=50\n"
+            text += f"MRKIT-VM PAIR fault rxe {fault} mrkit reconnects=0 {FACTS}\n"
+        return self.report("mrkit:loss5,mrkit:dup", text + END, ulp="srp")
+
+    def test_srp_prints_mrs_over_its_steps(self):
+        rc, out = self.srp_steps(("per_request_max=3 multi_mr_requests=4",
+                                  "per_request_max=2 multi_mr_requests=5"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("MRS srp rxe per_request_max=3 multi_mr_requests=9\n", out)
+
+    def test_srp_without_a_multi_mr_request_or_a_count_fails(self):
+        rc, out = self.srp_steps(("per_request_max=1 multi_mr_requests=0",) * 2)
+        self.assertEqual(rc, 1)
+        self.assertIn("MRS srp rxe per_request_max=1 multi_mr_requests=0", out)
+        self.assertIn("pair-report: FAILED: MRS rxe: no request took several MRs", out)
+        rc, out = self.srp_steps((None, None))
+        self.assertEqual(rc, 1)
+        self.assertNotIn("MRS srp", out)
+        self.assertIn("pair-report: FAILED: no MRS count from the steps of mrkit's driver",
+                      out)
 
     def test_verify_errors_at_failed_writes_and_eof_do_not_count(self):
         facts = FACTS.replace("verify_inside=0", "verify_inside=1")

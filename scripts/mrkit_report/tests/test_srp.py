@@ -71,6 +71,30 @@ class SrpTest(LogTest):
         self.fails(self.log(rec=0), "FAULT rxe tpg mrkit")
         self.fails(self.log(splats=1), "FAULT rxe tpg mrkit")
 
+    def abort_log(self, eh):
+        return self.write("a.log", (
+            fio_run("fault-rxe-abort-mrkit-pre", write_ios=4, read_ios=4)
+            + fio_run("fault-rxe-abort-mrkit", write_ios=5, read_ios=5)
+            + fio_run("fault-rxe-abort-mrkit-after-b", read_ios=5)
+            + fio_run("fault-rxe-abort-mrkit-after", read_ios=4)
+            + f"MRKIT-VM SRP fault rxe abort mrkit reconnects=1 leaks=0 splats=0 {eh}\n"
+            + "MRKIT-VM SRP end splats=0\n"))
+
+    def test_the_abort_fault_shows_and_needs_the_error_handlers_steps(self):
+        ok = "aborts_failed=3 lun_resets=2 host_resets=1 late_responses=2"
+        rc, out = self.judge(self.abort_log(ok))
+        self.assertIn("FAULT srp rxe abort mrkit ios=10 failed=0 reconnects=1 leaks=0 "
+                      f"verify_errors=0 splats=0 {ok}\n", out)
+        # Only the verify run and MRS are missing from this log.
+        self.assertNotIn("FAILED: FAULT", out)
+        for eh in ("aborts_failed=0 lun_resets=2 host_resets=1 late_responses=0",
+                   "aborts_failed=2 lun_resets=0 host_resets=1 late_responses=0",
+                   "aborts_failed=2 lun_resets=2 host_resets=0 late_responses=0",
+                   ""):
+            rc, out = self.judge(self.abort_log(eh))
+            self.assertEqual(rc, 1, out)
+            self.assertIn("srp-report: FAILED: FAULT rxe abort mrkit: ", out)
+
     def test_a_build_log_without_loc_fails(self):
         rc, out = self.judge(self.log(), build_text="make: nothing to be done\n")
         self.assertEqual(rc, 1, out)
