@@ -52,7 +52,6 @@
 
 #include <linux/blk-integrity.h>
 #include <linux/crc-t10dif.h>
-#include <linux/version.h>
 #include <net/checksum.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -431,11 +430,12 @@ static void sc_teardown(struct sc_ctx *c)
 		ib_device_put(c->dev);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#ifdef SIGCONF_OWN_T10_PI
 /*
- * 6.12's block layer keeps its T10-PI generate and verify to itself (no
- * profiles, nothing exported): the same rules here, on the same guard
- * functions (crc_t10dif(), ip_compute_csum()).
+ * SIGCONF_OWN_T10_PI: the build found no T10-PI profile exported by the
+ * kernel (6.12's block layer keeps its generate and verify to itself):
+ * the same rules here, on the same guard functions (crc_t10dif(),
+ * ip_compute_csum()).
  */
 static __be16 sc_guard(bool ip, const void *data, u32 len)
 {

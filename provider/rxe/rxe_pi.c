@@ -705,7 +705,7 @@ static struct ib_mr *rxe_pi_alloc_mr_integrity(struct ib_pd *ibpd,
 	spin_lock_init(&pi->lock);
 	pi->checked = true;
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#ifdef RXE_PI_REGISTER_NDEV
 	{
 		struct ib_mr *ibmr = rxe_pi_stock_alloc_mr(ibpd);
 
@@ -729,7 +729,7 @@ static struct ib_mr *rxe_pi_alloc_mr_integrity(struct ib_pd *ibpd,
 #endif
 	rxe_pi_mr_type(mr) = IB_MR_TYPE_INTEGRITY;
 	mr->pi = pi;
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#ifndef RXE_PI_REGISTER_NDEV
 	rxe_finalize(mr);
 #endif
 	return &mr->ibmr;

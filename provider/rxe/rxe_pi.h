@@ -8,7 +8,6 @@
 #ifndef RXE_PI_H
 #define RXE_PI_H
 
-#include <linux/version.h>
 #include <rdma/ib_verbs.h>
 
 struct rxe_dev;
@@ -20,10 +19,11 @@ struct rxe_pi_mr;
 
 /* The stock functions the splice renames; the old names are wrappers. */
 int rxe_stock_mr_check_range(struct rxe_mr *mr, u64 iova, size_t length);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#ifdef RXE_PI_REGISTER_NDEV
 /*
- * 6.12 (provider/rxe/6.12/): rxe_register_device() takes the netdev,
- * rxe_mr_copy() an unsigned length, the MR's type is the ib_mr's, and
+ * RXE_PI_REGISTER_NDEV: the build found an rxe whose rxe_register_device()
+ * takes the netdev (6.12's, provider/rxe/6.12/).  In that rxe,
+ * rxe_mr_copy() takes an unsigned length, the MR's type is the ib_mr's, and
  * rxe_alloc_mr() and rxe_dereg_mr() are static (rxe_pi_stock_alloc_mr()
  * and rxe_pi_stock_dereg_mr() call them).
  */

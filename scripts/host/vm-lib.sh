@@ -197,10 +197,17 @@ vm_make_rxe_pi() {
 		{ echo 'obj-m := rdma_rxe_pi.o'
 		  sed -n '/^rdma_rxe-y/,/^$/p' "$rxe/Makefile" |
 			sed 's/^rdma_rxe-y/rdma_rxe_pi-y/'
-		  echo 'rdma_rxe_pi-y += rxe_pi.o'; } > "$d/rxe/Kbuild"
+		  echo 'rdma_rxe_pi-y += rxe_pi.o'
+		  # Feature tests, not version tests: an rxe whose
+		  # rxe_register_device() takes the netdev (6.12's).
+		  if grep -A1 'int rxe_register_device(' "$d/rxe/rxe_verbs.h" | grep -q net_device; then
+			echo 'ccflags-y += -DRXE_PI_REGISTER_NDEV'
+		  fi; } > "$d/rxe/Kbuild"
 		cp "$proj/provider/sigconf.c" "$d/conf/"
-		printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' \
-			"$3" > "$d/conf/Kbuild"
+		{ printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' "$3"
+		  # A kernel that exports no T10-PI profile (6.12's).
+		  grep -qw t10_pi_type1_crc "$kdir/Module.symvers" ||
+			echo 'ccflags-y += -DSIGCONF_OWN_T10_PI'; } > "$d/conf/Kbuild"
 		nice -n 10 make -C "$kdir" M="$d/rxe" W=1 C=2 modules &&
 		if [ -n "$3" ]; then
 			nice -n 10 make -C "$kdir" M="$d/conf" \
