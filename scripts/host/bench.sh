@@ -17,7 +17,8 @@
 #    and remote invalidation, list DMA-mapped by mrkit or by the caller),
 #    memory per descriptor; and the instructions one W3 cycle executes,
 #    per function, counted under gdb (scripts/host/icount.sh, W3ICOUNT);
-#    then every suite from linux-source-6.12 in its non-debug build;
+#    then every suite from linux-source-6.12, non-debug and sanitizer
+#    builds;
 #  - the qemu guest (Debian's kernel, 2 vCPUs, TCG): W1 with get and put on
 #    one CPU and across CPUs (bench/bench_smp.c), and W3 on a loopback RC
 #    connection on rxe, completions on the submitting CPU and across CPUs
@@ -75,11 +76,13 @@ if [[ $parts == *" uml "* ]]; then
 	if [ "$filter" = "mrkit*" ]; then
 		PYTHONPATH="$proj/scripts" python3 -m mrkit_report.kunit normal \
 			"$out/kunit-bench.json" "$out/bench-uml.log" "$proj"/kunit/*.c || exit 1
-		# Every suite from linux-source-6.12 in its non-debug build too
-		# (make check runs 6.12's sanitizer build).
-		nice -n 10 "$proj/scripts/host/kunit.sh" normal 6.12 > "$out/bench-kunit-6.12.out" 2>&1 ||
-			{ tail -n 30 "$out/bench-kunit-6.12.out"; exit 1; }
-		tail -n 1 "$out/bench-kunit-6.12.out"
+		# Every suite from linux-source-6.12, in the non-debug and in the
+		# sanitizer build (make check runs 6.1's).
+		for v in normal debug; do
+			nice -n 10 "$proj/scripts/host/kunit.sh" $v 6.12 > "$out/bench-kunit-$v-6.12.out" 2>&1 ||
+				{ tail -n 30 "$out/bench-kunit-$v-6.12.out"; exit 1; }
+			tail -n 1 "$out/bench-kunit-$v-6.12.out"
+		done
 	else
 		echo "bench: KUnit suites $filter only: no verdict"
 	fi

@@ -11,8 +11,10 @@
 #     over mrkit and its tests (scripts/host/kunit.sh debug); failures, skips,
 #     missing suites and kernel splats all fail the run.  The same suites
 #     in the non-debug UML build run in make bench, which needs that build
-#     for its figures: a second UML kernel from scratch would take make
-#     check past its 30 minutes on a fresh 2-core machine.
+#     for its figures, and so do both of linux-source-6.12's builds: a
+#     second UML kernel from scratch would take make check past its 30
+#     minutes on a fresh 2-core machine (built beside the guests at the
+#     lowest priority, it still slows them by about its own build time).
 #  4. what the guests share, built once (scripts/host/vm-prep.sh); then two
 #     lanes of single-guest scenarios side by side:
 #     mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
@@ -36,9 +38,6 @@
 #     nvme-rdma on mrkit over rxe and ib_srp on mrkit over siw
 #     (scripts/host/vm-pair.sh ULP T check; make faults runs the whole
 #     schedule over both, the stock drivers and iSER and NFS too)
-#  6. KUnit under UML from linux-source-6.12 in the same sanitizer build
-#     (scripts/host/kunit.sh debug 6.12), its kernel built at the lowest
-#     priority beside steps 2 to 5
 # Every step prints its time; ends with one "N passed, N failed" line.
 set -uo pipefail
 
@@ -88,18 +87,6 @@ dkms_prepared() {
 	wait "$dkms_prep" || rc=$?
 	cat .check/dkms-prepare.log
 	return $rc
-}
-# linux-source-6.12's UML kernel in the sanitizer build, made at the
-# lowest priority beside every step up to the two-guest ones: it takes
-# only the time they leave a core idle (checkpatch, the guests' waits on
-# timeouts); its suites run in step 6.
-MRKIT_KUNIT_BUILD_ONLY=1 nice -n 19 scripts/host/kunit.sh debug 6.12 \
-	> .check/kunit-612-build.log 2>&1 &
-k612_build=$!
-kunit_612() {
-	wait "$k612_build" || true
-	cat .check/kunit-612-build.log
-	env -u MRKIT_KUNIT_FILTER scripts/host/kunit.sh debug 6.12
 }
 run static scripts/host/static.sh
 run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
@@ -170,7 +157,6 @@ run "pair: nvme on mrkit over rxe, two guests, one fault of each kind" \
 	scripts/host/vm-pair.sh nvme rxe check
 run "pair: srp on mrkit over siw, two guests, one fault of each kind" \
 	scripts/host/vm-pair.sh srp siw check
-run "kunit debug on 6.12 (KASAN, PROVE_LOCKING, UBSAN)" kunit_612
 
 passed=0
 failed=0

@@ -8,8 +8,7 @@
 # are .check/kunit-VARIANT-6.12.*, and its report lines say VARIANT-6.12.
 # MRKIT_KUNIT_FILTER (a kunit.py suite glob, default mrkit*) runs fewer
 # suites while iterating; the verdict then expects only those.
-# MRKIT_KUNIT_BUILD_ONLY=1 builds the UML kernel and runs nothing (make
-# check builds 6.12's beside its other steps, then runs it).
+# MRKIT_KUNIT_BUILD_ONLY=1 builds the UML kernel and runs nothing.
 # debug adds KASAN, PROVE_LOCKING, UBSAN, DEBUG_LIST, DEBUG_OBJECTS, ...
 # Build directories live in the cache next to the tree and are reused, so
 # a rerun only rebuilds what changed.  The verdict (failures, skips,
