@@ -25,6 +25,9 @@ must be one).  A new C file's object is built into the module: the
 upstream Makefile of that directory gains it at the end of its one
 composite object list (MODULE-y := a.o b.o, backslash-continued lines
 included), a change made here, in the same patch that adds the file.
+A piece "Kconfig: select SYMBOL" adds "select SYMBOL" to the one config
+entry of that directory's Kconfig, after its last select line (for a
+new file that calls into a library the driver did not need before).
 
 ulp/ULP/series (our text, no kernel text): patches separated by a line
 "%%"; each is a "Subject: " line, a blank line, the body, and a line
@@ -109,6 +112,7 @@ class NewFiles:
     def __init__(self, tree, ulpdir, targets, whole):
         self.files = {}
         self.makefile = None
+        self.kconfig = None
         names = sorted(n for n in os.listdir(ulpdir)
                        if os.path.isfile(os.path.join(ulpdir, n))
                        and not n.endswith(".splice") and n != "series")
@@ -125,6 +129,7 @@ class NewFiles:
             with open(os.path.join(ulpdir, n), encoding="utf-8") as f:
                 self.files[n] = (os.path.join(d, n), f.read())
         self.makefile = os.path.join(d, "Makefile")
+        self.kconfig = os.path.join(d, "Kconfig")
 
     def objects(self, chosen):
         """The objects of the new C files in chosen."""
@@ -151,6 +156,26 @@ def add_objects(text, objs, where):
     return "\n".join(lines)
 
 
+def add_selects(text, syms, where):
+    """The Kconfig text with "select SYM" for each of syms in its one config
+    entry, after the entry's last select line."""
+    lines = text.split("\n")
+    heads = [i for i, line in enumerate(lines) if re.match(r"^(menu)?config\s", line)]
+    if len(heads) != 1:
+        raise SeriesError(f"{where}: {len(heads)} config entries, not one")
+    sel = [i for i, line in enumerate(lines)
+           if i > heads[0] and re.match(r"^\s+select\s", line)]
+    if not sel:
+        raise SeriesError(f"{where}: no select line in its config entry")
+    for sym in syms:
+        if any(re.match(rf"^\s+select\s+{sym}\b", line) for line in lines):
+            raise SeriesError(f"{where}: selects {sym} already")
+    i = sel[-1]
+    indent = re.match(r"^\s*", lines[i]).group(0)
+    lines[i + 1:i + 1] = [f"{indent}select {sym}" for sym in syms]
+    return "\n".join(lines)
+
+
 def state(tree, targets, whole, chosen, new=None):
     """{path in tree: text} with the directives in chosen applied."""
     files = {}
@@ -171,6 +196,10 @@ def state(tree, targets, whole, chosen, new=None):
             text = f.read()
         objs = new.objects(chosen)
         files[new.makefile] = add_objects(text, objs, new.makefile) if objs else text
+        with open(os.path.join(tree, new.kconfig), encoding="utf-8") as f:
+            text = f.read()
+        syms = sorted(c[1] for c in chosen if c[0] == "kconfig-select")
+        files[new.kconfig] = add_selects(text, syms, new.kconfig) if syms else text
     return files
 
 
@@ -211,6 +240,9 @@ def load(tree, ulpdir):
     seen = {}
     for n, (subject, _, pieces) in enumerate(series, 1):
         for p in pieces:
+            sel = re.fullmatch(r"select ([A-Z0-9_]+)", p[1])
+            if p[0] == "Kconfig" and sel and new.files:
+                key[p] = ("kconfig-select", sel.group(1))
             if p not in key:
                 raise SeriesError(f"patch {n} ({subject}): no directive {p[0]}: {p[1]}")
             if p in seen:
@@ -241,8 +273,9 @@ def loc_rows(tree, ulpdir):
             count[where] = (splice.code_lines(f.read()), splice.code_lines(body))
     for n, (_, text) in added.files.items():
         count[("new-file", n)] = (0, splice.code_lines(text))
-    return [(subject, sum(count[key[p]][0] for p in pieces),
-             sum(count[key[p]][1] for p in pieces)) for subject, _, pieces in series]
+    # A Kconfig select is no code line of the driver.
+    return [(subject, sum(count.get(key[p], (0, 0))[0] for p in pieces),
+             sum(count.get(key[p], (0, 0))[1] for p in pieces)) for subject, _, pieces in series]
 
 
 def print_loc(tree, ulpdir, name):
