@@ -206,7 +206,7 @@ def main(argv=None):
     if a.build_log and os.path.exists(a.build_log):
         up, ours = fio_report.splice_loc(a.build_log)
         if up:
-            print(f"LOC iser stock={up} mrkit={ours}")
+            print(f"LOC iser stock={up} mrkit={ours}{k}")
     for b in bad:
         print(f"iser-report: FAIL {b}")
     return 1 if bad else 0

@@ -134,7 +134,7 @@ def main(argv=None):
 
     up, ours = fio.splice_loc(build)
     if up:
-        print(f"LOC nfs stock={up} mrkit={ours}")
+        print(f"LOC nfs stock={up} mrkit={ours}{k}")
     return 1 if bad else 0
 
 

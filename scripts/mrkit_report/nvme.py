@@ -143,7 +143,7 @@ def main(argv=None):
 
     loc = re.search(r"SPLICE-LOC rdma.c upstream=(\d+) ours=(\d+)", fio_report.read(build))
     if loc:
-        print(f"LOC nvme stock={loc.group(1)} mrkit={loc.group(2)}")
+        print(f"LOC nvme stock={loc.group(1)} mrkit={loc.group(2)}{k}")
     else:
         bad.append("no SPLICE-LOC line in the build log")
 

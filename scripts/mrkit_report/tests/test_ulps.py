@@ -42,6 +42,8 @@ class NvmeTest(LogTest):
         self.assertIn(f"VERIFY nvme rxe mrkit bytes={16 * MIB} errors=0 kernel=6.12\n", out)
         self.assertIn("FAULT nvme rxe portcycle mrkit ios=10 failed=0 reconnects=1 leaks=0 "
                       "verify_errors=0 splats=0 kernel=6.12\n", out)
+        # The code lines of 6.12's conversion are 6.12's too.
+        self.assertIn("LOC nvme stock=300 mrkit=350 kernel=6.12\n", out)
         # 6.1's lines stay as they were.
         log = self.log()
         with open(log, "a") as f:
