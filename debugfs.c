@@ -72,6 +72,7 @@ static int mrkit_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "sig_checks: %llu\n", st.sig_checks);
 	seq_printf(m, "sig_errors: %llu\n", st.sig_errors);
 	seq_printf(m, "sig_forced: %llu\n", st.sig_forced);
+	seq_printf(m, "lazy_released: %llu\n", st.lazy_released);
 	for (i = 0; i < MRKIT_MR_NR_STATES; i++)
 		seq_printf(m, "state_%s: %u\n", mrkit_mr_state_name(i),
 			   states[i]);

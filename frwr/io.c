@@ -471,6 +471,16 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 	return 0;
 }
 
+/* The registrations a lazy release leaves valid (the pool's lazy_released). */
+static void mrkit_io_count_lazy(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+			mrkit_count(io->pool, MRKIT_EV_LAZY_RELEASED);
+}
+
 /**
  * mrkit_io_release - give back an I/O's descriptors without invalidating
  * @io: the I/O
@@ -497,6 +507,7 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
  */
 int mrkit_io_release(struct mrkit_io *io, u32 flags)
 {
+	bool lazy;
 	int ret;
 
 	if (flags & ~MRKIT_RELEASE_FLAGS_ALL) {
@@ -516,8 +527,10 @@ int mrkit_io_release(struct mrkit_io *io, u32 flags)
 	ret = mrkit_io_check_live(io, "release");
 	if (ret)
 		return ret;
-	ret = mrkit_io_give_back(io, (flags & MRKIT_RELEASE_LAZY) &&
-				 !io->post_failed, MRKIT_GIVE_PUT);
+	lazy = (flags & MRKIT_RELEASE_LAZY) && !io->post_failed;
+	if (lazy)
+		mrkit_io_count_lazy(io);
+	ret = mrkit_io_give_back(io, lazy, MRKIT_GIVE_PUT);
 	if (!ret) {
 		if (unlikely(io->cache))
 			mrkit_io_drop_cache(io);

@@ -350,8 +350,16 @@ static void frwr_lazy_reregister_test(struct kunit *test)
 	struct ib_send_wr send = { .opcode = IB_WR_SEND,
 				   .send_flags = IB_SEND_SIGNALED };
 	struct scatterlist *sg = test_dma_sg(test, 0x40000, P);
+	struct mrkit_pool_stats st;
 	struct mrkit_seg seg1, seg2;
 	struct test_io t;
+
+	/* Nothing registered yet: a lazy release leaves no key valid. */
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_release(&t.io, MRKIT_RELEASE_LAZY), 0);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.lazy_released, 0ULL);
 
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
@@ -360,8 +368,12 @@ static void frwr_lazy_reregister_test(struct kunit *test)
 	/* A live rkey cannot be released without asking for lazy. */
 	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), -EBUSY);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.lazy_released, 0ULL);
 	KUNIT_ASSERT_EQ(test, mrkit_io_release(&t.io, MRKIT_RELEASE_LAZY), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.lazy_released, 1ULL);
 
 	/* The next registration of that descriptor invalidates first. */
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
@@ -383,6 +395,9 @@ static void frwr_lazy_reregister_test(struct kunit *test)
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	/* Invalidated, not left valid: the count stays. */
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.lazy_released, 1ULL);
 }
 
 static void frwr_read_inv_test(struct kunit *test)

@@ -143,6 +143,7 @@ static void lifetime_release_held_test(struct kunit *test)
 				   .send_flags = IB_SEND_SIGNALED };
 	struct test_io t[4];
 	struct mrkit_seg posted[2], failed[2];
+	struct mrkit_pool_stats st;
 	struct mrkit_pool *pool;
 	unsigned int i;
 
@@ -172,6 +173,9 @@ static void lifetime_release_held_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fake_mr_alive(fdev, posted[0].key));
 	KUNIT_EXPECT_TRUE(test, fake_mr_alive(fdev, posted[1].key));
 	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, failed[0].key));
+	/* Left valid: the posted I/O's two; the failed post's were retired. */
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.lazy_released, 2ULL);
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		KUNIT_EXPECT_EQ(test, mrkit_io_nr_mrs(&t[i].io), 0U);
 		KUNIT_EXPECT_EQ(test, mrkit_io_map(&t[i].io,

@@ -1241,6 +1241,7 @@ void mrkit_pool_get_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
 		st->sig_checks += READ_ONCE(ev->n[MRKIT_EV_SIG_CHECKS]);
 		st->sig_errors += READ_ONCE(ev->n[MRKIT_EV_SIG_ERRORS]);
 		st->sig_forced += READ_ONCE(ev->n[MRKIT_EV_SIG_FORCED]);
+		st->lazy_released += READ_ONCE(ev->n[MRKIT_EV_LAZY_RELEASED]);
 	}
 	st->allocated = READ_ONCE(pool->nr_alloc);
 	st->in_use = mrkit_pool_in_use(pool);

@@ -89,6 +89,10 @@ struct mrkit_pool_attr {
  * @sig_errors: signature statuses that reported a PI error.
  * @sig_forced: statuses mrkit had to check itself because the ULP put or
  *	invalidated a protected registration without checking it.
+ * @lazy_released: registrations given back with their keys left valid by
+ *	mrkit_io_release() with %MRKIT_RELEASE_LAZY (or for the ULP by
+ *	mrkit_pool_release_held()); the descriptor's next registration
+ *	invalidates first.
  * @depth: @allocated at creation.
  * @max_depth: the growth ceiling.
  * @pages_per_mr: pages one descriptor maps.
@@ -107,6 +111,7 @@ struct mrkit_pool_stats {
 	u64	sig_checks;
 	u64	sig_errors;
 	u64	sig_forced;
+	u64	lazy_released;
 	u32	depth;
 	u32	max_depth;
 	u32	pages_per_mr;

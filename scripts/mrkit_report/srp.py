@@ -19,7 +19,8 @@ lines) and prints, from measured values only:
         took more than one
   FAULT srp T tpg|rport|link|abort stock|mrkit ios=N failed=N reconnects=N
         leaks=N verify_errors=N splats=N
-        [aborts_failed=N lun_resets=N host_resets=N late_responses=N]
+        [aborts_failed=N lun_resets=N host_resets=N late_responses=N
+        [lazy_released=N]]
         ios and failed: I/Os of the run under the fault, and those fio saw
         fail (allowed: the disk goes away in rport and link); leaks: mrkit
         descriptors still out plus the initiator's MRs left on the device;
@@ -27,7 +28,10 @@ lines) and prints, from measured values only:
         steps from dmesg: aborts that failed, ib_srp's LUN resets and host
         resets, and task management responses that came after ib_srp had
         stopped waiting; the fault fails without a failed abort, a LUN
-        reset and a host reset
+        reset and a host reset; with mrkit's driver lazy_released, the
+        registrations its pools gave back valid after the LUN reset and
+        before any reconnect (the requests a failed abort left holding
+        them, given back when used again), must be above zero too
   AB srp T seqread|seqwrite|randread4k stock=X mrkit=Y ratio=R lo=L hi=H
         bench: MiB/s (IOPS for randread4k), medians of the rounds; ratio
         is the median of the per-round ratios mrkit/stock and lo, hi its
@@ -94,6 +98,8 @@ def fault_line(t, fault, drv, g, runs, bad, k=""):
     eh = ""
     if fault == "abort":
         eh = "".join(f" {f}={g.get(f, '?')}" for f in EH_FIELDS)
+        if drv == "mrkit":
+            eh += f" lazy_released={g.get('lazy_released', '?')}"
     print(f"FAULT srp {t} {fault} {drv} ios={ios} failed={failed} "
           f"reconnects={g.get('reconnects', '?')} leaks={g.get('leaks', '?')} "
           f"verify_errors={verr} splats={g.get('splats', '?')}{eh}{k}")
@@ -101,8 +107,10 @@ def fault_line(t, fault, drv, g, runs, bad, k=""):
        g.get("reconnects", "0") == "0":
         bad.append(f"FAULT {t} {fault} {drv}")
     # The abort fault proves its path: an abort that failed, the error
-    # handler's LUN reset and its host reset.
-    for f in EH_FIELDS[:3] if fault == "abort" else ():
+    # handler's LUN reset and its host reset; with mrkit, the registrations
+    # srp_mrkit_drop() gave back.
+    proof = EH_FIELDS[:3] + (("lazy_released",) if drv == "mrkit" else ())
+    for f in proof if fault == "abort" else ():
         if not g.get(f, "0").isdigit() or int(g.get(f, "0")) == 0:
             bad.append(f"FAULT {t} abort {drv}: {f}={g.get(f, 'missing')}")
 
@@ -165,7 +173,7 @@ def main(argv=None):
     if a.build_log:
         up, ours = fio_report.splice_loc(a.build_log) if os.path.exists(a.build_log) else (0, 0)
         if up:
-            print(f"LOC srp stock={up} mrkit={ours}")
+            print(f"LOC srp stock={up} mrkit={ours}{k}")
         else:
             bad.append("no SPLICE-LOC lines in the build log")
     if not re.search(r"MRKIT-VM SRP end splats=0", text):

@@ -81,15 +81,18 @@ class SrpTest(LogTest):
             + "MRKIT-VM SRP end splats=0\n"))
 
     def test_the_abort_fault_shows_and_needs_the_error_handlers_steps(self):
-        ok = "aborts_failed=3 lun_resets=2 host_resets=1 late_responses=2"
+        ok = "aborts_failed=3 lun_resets=2 host_resets=1 late_responses=2 lazy_released=2"
         rc, out = self.judge(self.abort_log(ok))
         self.assertIn("FAULT srp rxe abort mrkit ios=10 failed=0 reconnects=1 leaks=0 "
                       f"verify_errors=0 splats=0 {ok}\n", out)
         # Only the verify run and MRS are missing from this log.
         self.assertNotIn("FAILED: FAULT", out)
-        for eh in ("aborts_failed=0 lun_resets=2 host_resets=1 late_responses=0",
-                   "aborts_failed=2 lun_resets=0 host_resets=1 late_responses=0",
-                   "aborts_failed=2 lun_resets=2 host_resets=0 late_responses=0",
+        for eh in ("aborts_failed=0 lun_resets=2 host_resets=1 late_responses=0 lazy_released=1",
+                   "aborts_failed=2 lun_resets=0 host_resets=1 late_responses=0 lazy_released=1",
+                   "aborts_failed=2 lun_resets=2 host_resets=0 late_responses=0 lazy_released=1",
+                   # srp_mrkit_drop() gave nothing back after the LUN reset.
+                   "aborts_failed=2 lun_resets=2 host_resets=1 late_responses=0 lazy_released=0",
+                   "aborts_failed=2 lun_resets=2 host_resets=1 late_responses=0",
                    ""):
             rc, out = self.judge(self.abort_log(eh))
             self.assertEqual(rc, 1, out)
