@@ -49,10 +49,10 @@ subject() {
 }
 
 # rxe_src DIR, rxe_make DIR: builds()'s hooks for the provider: rxe's
-# upstream sources with its Makefile (obj-$(CONFIG_RDMA_RXE), m in
+# upstream sources with its Makefile and Kconfig (obj-$(CONFIG_RDMA_RXE), m in
 # Debian's configuration), and the module built from them.
 rxe_src() {
-	cp "$tree/$ULP_SRC"/*.[ch] "$tree/$ULP_SRC/Makefile" "$1/"
+	cp "$tree/$ULP_SRC"/*.[ch] "$tree/$ULP_SRC/Makefile" "$tree/$ULP_SRC/Kconfig" "$1/"
 }
 
 rxe_make() {
