@@ -306,6 +306,10 @@ pair_step() {	# driver fault
 		# shellcheck disable=SC2046
 		pair_fio_bounded "$name-readback" "${pair_rb:-300}" $(pair_fio_args) \
 			--verify_only=1 $state || stuck=1
+		# A read-back that failed: the kernel's words on it.
+		grep -qE 'MRKIT-FIO-BEGIN .* (rc|io_errors)=[1-9]' "/tmp/$name-readback.out" 2> /dev/null &&
+			dmesg | grep -iE 'error|fail|reconnect|srp|nvme|iscsi|iser|rpcrdma' | tail -n 20 |
+			sed 's/^/MRKIT-VM PAIR note: read-back: /' || true
 	fi
 	pair_pools
 	say "PAIR note: $f ($d, $t) after $at MiB written; pools before teardown:$POOLS"
