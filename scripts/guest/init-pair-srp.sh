@@ -90,6 +90,18 @@ cmd_timeout() {
 
 drv_up() { pair_disk_up "$1"; }
 
+# After a target's reboot ib_srp may reconnect more than once while the
+# target settles (a connection it took can be reset within seconds), and
+# each failed attempt fails the queued I/O at once (scsi_transport_srp's
+# fast failure after a failed reconnect).  The read-back waits until every
+# target port has run for 6 s with no reconnect, succeeded or failed.
+srp_events() { dmesg | grep -cE 'reconnect succeeded|reconnect attempt'; }
+srp_steady() {
+	local n
+	n=$(srp_events)
+	rports_running && sleep 6 && rports_running && [ "$(srp_events)" = "$n" ]
+}
+
 drv_ready() {
 	# After rportdelete: the old disk gone first (bounded), so that the
 	# login's find_dev takes the new one.
@@ -98,6 +110,8 @@ drv_ready() {
 		login || return 1
 	fi
 	ulp_wait 600 find_dev && cmd_timeout || return 1
+	ulp_wait 20 srp_steady ||
+		say "PAIR note: srp: reconnects still under way after 2 minutes"
 	pair_disk_fio
 }
 
