@@ -341,16 +341,18 @@ static void mrkit_io_fence_fallen(struct mrkit_fence *fence)
 
 /*
  * Settle one descriptor's state after its I/O finished, before it is put
- * back.  @fin: whether a WR on it may still complete (the chain that
- * finished the I/O did not, or did, complete; or completed successfully,
- * which on a send queue's in-order completions means every WR posted
- * before it did too: then no completion handler can touch the
- * descriptor any more, and its owner's stores need no cmpxchg).
+ * back; @state is the state its finisher read.  @fin: whether a WR on it
+ * may still complete (the chain that finished the I/O did not, or did,
+ * complete; or completed successfully, which on a send queue's in-order
+ * completions means every WR posted before it did too: then no completion
+ * handler can touch the descriptor any more, and its owner's stores need
+ * no cmpxchg).  Returns whether the descriptor is STALE now.
  */
-static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
-				enum mrkit_fin fin)
+static __always_inline bool mrkit_io_settle_one(struct mrkit_mr *mr,
+						int state, int status,
+						enum mrkit_fin fin)
 {
-	switch (mrkit_mr_state(mr)) {
+	switch (state) {
 	case MRKIT_MR_INVALIDATING:
 		if (status) {
 			mrkit_mr_mark_stale(mr);
@@ -358,12 +360,13 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 		}
 		mr->dev_valid = false;
 		mrkit_count(mr->pool, MRKIT_EV_LOCAL_INV);
+		/* Nothing can race the owner's store: no state to read back. */
 		if (fin == MRKIT_FIN_RETIRED)
-			mrkit_mr_own(mr, MRKIT_MR_INVALIDATING,
-				     MRKIT_MR_RESERVED);
-		else
-			mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
-					    MRKIT_MR_RESERVED);
+			return mrkit_mr_own(mr, MRKIT_MR_INVALIDATING,
+					    MRKIT_MR_RESERVED) &&
+			       mrkit_mr_state(mr) == MRKIT_MR_STALE;
+		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+				    MRKIT_MR_RESERVED);
 		break;
 	case MRKIT_MR_REGISTERED:
 		/* Handed out, never posted: nothing live at the device. */
@@ -383,6 +386,8 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 	default:
 		break;
 	}
+	/* A completion on another CPU may have retired it meanwhile. */
+	return mrkit_mr_state(mr) == MRKIT_MR_STALE;
 }
 
 /**
@@ -404,14 +409,15 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	unsigned int fenced = 0;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
+		int state = mrkit_mr_state(mr);
+
 		/* A WR on it failed: so did the I/O's registration. */
-		if (mrkit_mr_state(mr) == MRKIT_MR_STALE)
+		if (state == MRKIT_MR_STALE)
 			status = status ?: -EIO;
-		mrkit_io_settle_one(mr, status, fin);
-		if (mrkit_mr_state(mr) == MRKIT_MR_STALE) {
-			mr->fence = &io->fence;
-			fenced++;
-		}
+		else if (!mrkit_io_settle_one(mr, state, status, fin))
+			continue;
+		mr->fence = &io->fence;
+		fenced++;
 	}
 	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
 	mrkit_io_enforce_pi_all(io);
