@@ -258,9 +258,9 @@ void mrkit_io_drop_cache(struct mrkit_io *io)
  * (%MRKIT_POOL_IO_CACHE).
  */
 static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
-					     enum mrkit_give give)
+					     enum mrkit_give give, bool fenced)
 {
-	struct mrkit_mr *mr = io->mrs, *next, *fenced = NULL;
+	struct mrkit_mr *mr = io->mrs, *next, *last = NULL;
 	struct mrkit_mr **keep = &io->cache;
 
 	io->mrs = NULL;
@@ -269,9 +269,9 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 		next = mr->io_next;
 		mr->io_next = NULL;
 		/* The finisher left the I/O's fence in the owner's word. */
-		if (mr->fence == &io->fence) {
-			mr->io_next = fenced;
-			fenced = mr;
+		if (fenced && mr->fence == &io->fence) {
+			mr->io_next = last;
+			last = mr;
 			continue;
 		}
 		if (give >= MRKIT_GIVE_KEEP) {
@@ -290,7 +290,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 		else
 			mrkit_mr_put(mr);
 	}
-	for (mr = fenced; mr; mr = next) {
+	for (mr = last; mr; mr = next) {
 		next = mr->io_next;
 		mr->io_next = NULL;
 		mrkit_mr_put(mr);
@@ -307,7 +307,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 void mrkit_io_unwind(struct mrkit_io *io)
 {
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false);
 	io->state = MRKIT_IO_IDLE;
 }
 
@@ -430,7 +430,11 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 			       !(io->pool->flags & MRKIT_POOL_IO_CACHE) ?
 			       MRKIT_GIVE_RETIRED : MRKIT_GIVE_KEEP;
 		mrkit_io_unmap(io);
-		mrkit_io_put_all(io, give);
+		/* The common case with its own loop: every branch folded. */
+		if (give == MRKIT_GIVE_RETIRED)
+			mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false);
+		else
+			mrkit_io_put_all(io, give, false);
 		mrkit_io_notify(io);
 		return;
 	}
@@ -438,7 +442,7 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	io->fence.pending = fenced;
 	io->fence.fallen = mrkit_io_fence_fallen;
 	WRITE_ONCE(io->state, MRKIT_IO_FENCING);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, true);
 }
 
 /*
@@ -473,7 +477,7 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 	/* A PI error mrkit finds now is the I/O's status. */
 	mrkit_io_enforce_pi_all(io);
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, io->status ? MRKIT_GIVE_PUT : give);
+	mrkit_io_put_all(io, io->status ? MRKIT_GIVE_PUT : give, false);
 	return 0;
 }
 
@@ -576,7 +580,7 @@ static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
 		mrkit_mr_mark_stale(m);
 	}
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false);
 	if (unlikely(io->cache))
 		mrkit_io_drop_cache(io);
 	io->state = MRKIT_IO_IDLE;
