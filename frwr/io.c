@@ -361,10 +361,11 @@ static __always_inline bool mrkit_io_settle_one(struct mrkit_mr *mr,
 		mr->dev_valid = false;
 		mrkit_count(mr->pool, MRKIT_EV_LOCAL_INV);
 		/* Nothing can race the owner's store: no state to read back. */
-		if (fin == MRKIT_FIN_RETIRED)
-			return mrkit_mr_own(mr, MRKIT_MR_INVALIDATING,
-					    MRKIT_MR_RESERVED) &&
-			       mrkit_mr_state(mr) == MRKIT_MR_STALE;
+		if (fin == MRKIT_FIN_RETIRED) {
+			mrkit_mr_own_read(mr, state, MRKIT_MR_INVALIDATING,
+					  MRKIT_MR_RESERVED);
+			return false;
+		}
 		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
 				    MRKIT_MR_RESERVED);
 		break;

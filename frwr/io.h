@@ -204,12 +204,13 @@ static __always_inline void mrkit_io_map_done(struct mrkit_io *io)
 static __always_inline void mrkit_mr_hand_out(struct mrkit_mr *mr)
 {
 	struct ib_mr *ibmr = mr->ibmr;
+	int state = mrkit_mr_state(mr);
 
-	if (mrkit_mr_state(mr) != MRKIT_MR_MAPPED)
+	if (state != MRKIT_MR_MAPPED)
 		return;
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
 	WRITE_ONCE(mr->key, ibmr->rkey);
-	mrkit_mr_own(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
+	mrkit_mr_own_read(mr, state, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
 }
 
 /**

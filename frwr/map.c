@@ -496,12 +496,14 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 		return -ENOSPC;
 	/* The hand-out (mrkit_io_hand_out()) and the segments in one pass. */
 	for (mr = io->mrs; mr; mr = mr->io_next, i++) {
+		const struct ib_mr *ibmr = mr->ibmr;
+
 		if (hand_out)
 			mrkit_mr_hand_out(mr);
-		segs[i].addr = mr->ibmr->iova;
-		segs[i].length = mr->ibmr->length;
+		segs[i].addr = ibmr->iova;
+		segs[i].length = ibmr->length;
 		segs[i].key = mr->key;
-		segs[i].lkey = mr->ibmr->lkey;
+		segs[i].lkey = ibmr->lkey;
 	}
 	io->state = MRKIT_IO_HANDED_OUT;
 	return i;
