@@ -359,6 +359,31 @@ static __always_inline int mrkit_mr_transition(struct mrkit_mr *mr,
 }
 
 /**
+ * mrkit_mr_own_read - mrkit_mr_own() on the state its caller read
+ * @mr: the descriptor
+ * @cur: @mr's state, as its owner read it just before; nothing can have
+ *	changed it since (see mrkit_mr_own())
+ * @from: the state it must be in
+ * @to: the new state
+ *
+ * For an owner that has just read the state to decide on the change (a
+ * hand-out, a settle): the check needs no second load, and where @cur is
+ * known to be @from it costs nothing.
+ *
+ * Context: any; the caller owns @mr.
+ * Return: 0, or -EINVAL if @cur is not @from or the change is illegal.
+ */
+static __always_inline int mrkit_mr_own_read(struct mrkit_mr *mr, int cur,
+					     enum mrkit_mr_state from,
+					     enum mrkit_mr_state to)
+{
+	if (unlikely(!mrkit_mr_legal(from, to) || cur != from))
+		return mrkit_mr_refused(mr, from, to, cur);
+	atomic_set_release(&mr->state, to);
+	return 0;
+}
+
+/**
  * mrkit_mr_own - an owner's state change no completion can race
  * @mr: the descriptor
  * @from: the state it must be in
@@ -381,12 +406,7 @@ static __always_inline int mrkit_mr_own(struct mrkit_mr *mr,
 					enum mrkit_mr_state from,
 					enum mrkit_mr_state to)
 {
-	int cur = atomic_read(&mr->state);
-
-	if (unlikely(!mrkit_mr_legal(from, to) || cur != from))
-		return mrkit_mr_refused(mr, from, to, cur);
-	atomic_set_release(&mr->state, to);
-	return 0;
+	return mrkit_mr_own_read(mr, atomic_read(&mr->state), from, to);
 }
 
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);

@@ -389,14 +389,10 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 	struct mrkit_mr *pos;
 	int ret;
 
-	ret = mrkit_io_busy(io, "post");
-	if (ret)
+	ret = mrkit_io_check_mapped(io, "post");
+	if (ret < 0)
 		return ret;
-	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
-		mrkit_pool_err(io->pool, "post of an I/O that is not mapped\n");
-		return -EINVAL;
-	}
-	mrkit_io_hand_out(io);
+	mrkit_io_hand_out(io, ret);
 	io->qp = qp;
 	io->state = MRKIT_IO_POSTED;
 	pos = io->mrs;
@@ -576,14 +572,10 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	struct mrkit_mr *mr;
 	int ret;
 
-	ret = mrkit_io_busy(io, "READ");
-	if (ret)
+	ret = mrkit_io_check_mapped(io, "READ");
+	if (ret < 0)
 		return ret;
-	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
-		mrkit_pool_err(io->pool, "READ for an I/O that is not mapped\n");
-		return -EINVAL;
-	}
-	mrkit_io_hand_out(io);
+	mrkit_io_hand_out(io, ret);
 	io->qp = qp;
 	io->nr_wrs = 0;
 

@@ -258,9 +258,9 @@ void mrkit_io_drop_cache(struct mrkit_io *io)
  * (%MRKIT_POOL_IO_CACHE).
  */
 static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
-					     enum mrkit_give give)
+					     enum mrkit_give give, bool fenced)
 {
-	struct mrkit_mr *mr = io->mrs, *next, *fenced = NULL;
+	struct mrkit_mr *mr = io->mrs, *next, *last = NULL;
 	struct mrkit_mr **keep = &io->cache;
 
 	io->mrs = NULL;
@@ -269,9 +269,9 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 		next = mr->io_next;
 		mr->io_next = NULL;
 		/* The finisher left the I/O's fence in the owner's word. */
-		if (mr->fence == &io->fence) {
-			mr->io_next = fenced;
-			fenced = mr;
+		if (fenced && mr->fence == &io->fence) {
+			mr->io_next = last;
+			last = mr;
 			continue;
 		}
 		if (give >= MRKIT_GIVE_KEEP) {
@@ -290,7 +290,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 		else
 			mrkit_mr_put(mr);
 	}
-	for (mr = fenced; mr; mr = next) {
+	for (mr = last; mr; mr = next) {
 		next = mr->io_next;
 		mr->io_next = NULL;
 		mrkit_mr_put(mr);
@@ -307,7 +307,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 void mrkit_io_unwind(struct mrkit_io *io)
 {
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false);
 	io->state = MRKIT_IO_IDLE;
 }
 
@@ -341,16 +341,18 @@ static void mrkit_io_fence_fallen(struct mrkit_fence *fence)
 
 /*
  * Settle one descriptor's state after its I/O finished, before it is put
- * back.  @fin: whether a WR on it may still complete (the chain that
- * finished the I/O did not, or did, complete; or completed successfully,
- * which on a send queue's in-order completions means every WR posted
- * before it did too: then no completion handler can touch the
- * descriptor any more, and its owner's stores need no cmpxchg).
+ * back; @state is the state its finisher read.  @fin: whether a WR on it
+ * may still complete (the chain that finished the I/O did not, or did,
+ * complete; or completed successfully, which on a send queue's in-order
+ * completions means every WR posted before it did too: then no completion
+ * handler can touch the descriptor any more, and its owner's stores need
+ * no cmpxchg).  Returns whether the descriptor is STALE now.
  */
-static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
-				enum mrkit_fin fin)
+static __always_inline bool mrkit_io_settle_one(struct mrkit_mr *mr,
+						int state, int status,
+						enum mrkit_fin fin)
 {
-	switch (mrkit_mr_state(mr)) {
+	switch (state) {
 	case MRKIT_MR_INVALIDATING:
 		if (status) {
 			mrkit_mr_mark_stale(mr);
@@ -358,12 +360,14 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 		}
 		mr->dev_valid = false;
 		mrkit_count(mr->pool, MRKIT_EV_LOCAL_INV);
-		if (fin == MRKIT_FIN_RETIRED)
-			mrkit_mr_own(mr, MRKIT_MR_INVALIDATING,
-				     MRKIT_MR_RESERVED);
-		else
-			mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
-					    MRKIT_MR_RESERVED);
+		/* Nothing can race the owner's store: no state to read back. */
+		if (fin == MRKIT_FIN_RETIRED) {
+			mrkit_mr_own_read(mr, state, MRKIT_MR_INVALIDATING,
+					  MRKIT_MR_RESERVED);
+			return false;
+		}
+		mrkit_mr_transition(mr, MRKIT_MR_INVALIDATING,
+				    MRKIT_MR_RESERVED);
 		break;
 	case MRKIT_MR_REGISTERED:
 		/* Handed out, never posted: nothing live at the device. */
@@ -383,6 +387,8 @@ static void mrkit_io_settle_one(struct mrkit_mr *mr, int status,
 	default:
 		break;
 	}
+	/* A completion on another CPU may have retired it meanwhile. */
+	return mrkit_mr_state(mr) == MRKIT_MR_STALE;
 }
 
 /**
@@ -404,14 +410,15 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	unsigned int fenced = 0;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
+		int state = mrkit_mr_state(mr);
+
 		/* A WR on it failed: so did the I/O's registration. */
-		if (mrkit_mr_state(mr) == MRKIT_MR_STALE)
+		if (state == MRKIT_MR_STALE)
 			status = status ?: -EIO;
-		mrkit_io_settle_one(mr, status, fin);
-		if (mrkit_mr_state(mr) == MRKIT_MR_STALE) {
-			mr->fence = &io->fence;
-			fenced++;
-		}
+		else if (!mrkit_io_settle_one(mr, state, status, fin))
+			continue;
+		mr->fence = &io->fence;
+		fenced++;
 	}
 	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
 	mrkit_io_enforce_pi_all(io);
@@ -424,7 +431,11 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 			       !(io->pool->flags & MRKIT_POOL_IO_CACHE) ?
 			       MRKIT_GIVE_RETIRED : MRKIT_GIVE_KEEP;
 		mrkit_io_unmap(io);
-		mrkit_io_put_all(io, give);
+		/* The common case with its own loop: every branch folded. */
+		if (give == MRKIT_GIVE_RETIRED)
+			mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false);
+		else
+			mrkit_io_put_all(io, give, false);
 		mrkit_io_notify(io);
 		return;
 	}
@@ -432,7 +443,7 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	io->fence.pending = fenced;
 	io->fence.fallen = mrkit_io_fence_fallen;
 	WRITE_ONCE(io->state, MRKIT_IO_FENCING);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, true);
 }
 
 /*
@@ -467,7 +478,7 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 	/* A PI error mrkit finds now is the I/O's status. */
 	mrkit_io_enforce_pi_all(io);
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, io->status ? MRKIT_GIVE_PUT : give);
+	mrkit_io_put_all(io, io->status ? MRKIT_GIVE_PUT : give, false);
 	return 0;
 }
 
@@ -570,7 +581,7 @@ static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
 		mrkit_mr_mark_stale(m);
 	}
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false);
 	if (unlikely(io->cache))
 		mrkit_io_drop_cache(io);
 	io->state = MRKIT_IO_IDLE;

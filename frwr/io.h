@@ -43,15 +43,36 @@ static __always_inline int mrkit_io_busy(const struct mrkit_io *io,
 static __always_inline int mrkit_io_check_live(struct mrkit_io *io,
 					       const char *what)
 {
-	int ret = mrkit_io_busy(io, what);
+	/* Pairs with the release in mrkit_io_notify(). */
+	u8 state = smp_load_acquire(&io->state);
 
-	if (ret)
-		return ret;
-	if (likely(io->state == MRKIT_IO_MAPPED ||
-		   io->state == MRKIT_IO_HANDED_OUT ||
-		   io->state == MRKIT_IO_POSTED))
+	if (likely(state == MRKIT_IO_MAPPED || state == MRKIT_IO_HANDED_OUT ||
+		   state == MRKIT_IO_POSTED))
 		return 0;
-	return mrkit_io_refuse(io, what, -EINVAL);
+	return mrkit_io_refuse(io, what, state == MRKIT_IO_READING ?
+				   -EBUSY : -EINVAL);
+}
+
+/**
+ * mrkit_io_check_mapped - may an I/O's registrations be handed out now?
+ * @io: the I/O
+ * @what: the caller's name, for the message
+ *
+ * Return: the I/O's state when it is mapped or handed out; -EBUSY while
+ * its RDMA READ chain is in flight; -EINVAL (with a message) otherwise.
+ */
+static __always_inline int mrkit_io_check_mapped(struct mrkit_io *io,
+						 const char *what)
+{
+	/* Pairs with the release in mrkit_io_notify(). */
+	u8 state = smp_load_acquire(&io->state);
+
+	if (likely(state == MRKIT_IO_MAPPED || state == MRKIT_IO_HANDED_OUT))
+		return state;
+	if (state == MRKIT_IO_READING)
+		return mrkit_io_refuse(io, what, -EBUSY);
+	mrkit_pool_err(io->pool, "%s of an I/O that is not mapped\n", what);
+	return -EINVAL;
 }
 
 /* The access a direction grants; -EINVAL for an unknown direction. */
@@ -90,16 +111,19 @@ static __always_inline int mrkit_dir_access(const struct mrkit_io *io)
 static __always_inline int mrkit_io_begin_map(struct mrkit_io *io,
 					      bool integrity)
 {
-	int access = io->access, ret = mrkit_io_busy(io, "map");
+	/* Pairs with the release in mrkit_io_notify(). */
+	u8 state = smp_load_acquire(&io->state);
+	int access = io->access;
 
-	if (ret)
-		return ret;
 	if (!access)
 		access = mrkit_dir_access(io);
-	if (unlikely((io->state != MRKIT_IO_IDLE &&
-		      io->state != MRKIT_IO_DONE) || io->mrs ||
-		     mrkit_pool_integrity(io->pool) != integrity || access < 0))
+	if (unlikely((state != MRKIT_IO_IDLE && state != MRKIT_IO_DONE) ||
+		     io->mrs || mrkit_pool_integrity(io->pool) != integrity ||
+		     access < 0)) {
+		if (state == MRKIT_IO_READING)
+			return mrkit_io_refuse(io, "map", -EBUSY);
 		return mrkit_io_map_refused(io, integrity);
+	}
 	io->access = access;
 	io->state = MRKIT_IO_IDLE;
 	io->status = 0;
@@ -170,29 +194,42 @@ static __always_inline void mrkit_io_map_done(struct mrkit_io *io)
 }
 
 /**
+ * mrkit_mr_hand_out - rotate the key of one descriptor of a mapped I/O
+ * @mr: the descriptor
+ *
+ * A no-op unless @mr is MAPPED.  Its key is rotated (ib_inc_rkey()), then
+ * its state released as REGISTERED: the key and the owner are visible to
+ * mrkit_pool_find_rkey() with it.
+ */
+static __always_inline void mrkit_mr_hand_out(struct mrkit_mr *mr)
+{
+	struct ib_mr *ibmr = mr->ibmr;
+	int state = mrkit_mr_state(mr);
+
+	if (state != MRKIT_MR_MAPPED)
+		return;
+	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
+	WRITE_ONCE(mr->key, ibmr->rkey);
+	mrkit_mr_own_read(mr, state, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
+}
+
+/**
  * mrkit_io_hand_out - rotate the keys of a mapped I/O's descriptors
  * @io: the I/O
+ * @state: its state, as its caller's check read it
  *
- * Called by mrkit_io_segs() and the post paths; a no-op when the keys
- * were handed out already.  The key of each descriptor is rotated
- * (ib_inc_rkey()), then its state released as REGISTERED: the key and
- * the owner are visible to mrkit_pool_find_rkey() with it.
+ * Called by the post paths (mrkit_io_segs() does the same in its own
+ * pass); a no-op when the keys were handed out already.  Each descriptor
+ * is handed out by mrkit_mr_hand_out().
  */
-static __always_inline void mrkit_io_hand_out(struct mrkit_io *io)
+static __always_inline void mrkit_io_hand_out(struct mrkit_io *io, u8 state)
 {
 	struct mrkit_mr *mr;
 
-	if (io->state != MRKIT_IO_MAPPED)
+	if (state != MRKIT_IO_MAPPED)
 		return;
-	for (mr = io->mrs; mr; mr = mr->io_next) {
-		struct ib_mr *ibmr = mr->ibmr;
-
-		if (mrkit_mr_state(mr) != MRKIT_MR_MAPPED)
-			continue;
-		ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
-		WRITE_ONCE(mr->key, ibmr->rkey);
-		mrkit_mr_own(mr, MRKIT_MR_MAPPED, MRKIT_MR_REGISTERED);
-	}
+	for (mr = io->mrs; mr; mr = mr->io_next)
+		mrkit_mr_hand_out(mr);
 	io->state = MRKIT_IO_HANDED_OUT;
 }
 

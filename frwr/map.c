@@ -258,8 +258,10 @@ static noinline int mrkit_map_trimmed(struct ib_mr *ibmr,
 	return n;
 }
 
-static int mrkit_map_one(struct mrkit_io *io, struct mrkit_mr *mr,
-			 struct mrkit_chunk *c, u32 psize, u32 flags)
+static __always_inline int mrkit_map_one(struct mrkit_io *io,
+					 struct mrkit_mr *mr,
+					 struct mrkit_chunk *c, u32 psize,
+					 u32 flags)
 {
 	struct ib_mr *ibmr = mr->ibmr;
 	int n;
@@ -401,7 +403,6 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
 	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS;
-	unsigned int off = 0;
 	int index = 0, dma_nents, ret;
 
 	ret = mrkit_io_begin_map(io, false);
@@ -410,9 +411,25 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	dma_nents = mrkit_map_prepare(io, sgl, nents, flags);
 	if (dma_nents < 0)
 		return dma_nents;
-	while (sg) {
-		ret = mrkit_chunk(sg, off, dma_nents - index,
-				  pool->pages_per_mr, shift, gaps_ok, index, &c);
+	ret = mrkit_chunk(sg, 0, dma_nents, pool->pages_per_mr, shift, gaps_ok,
+			  0, &c);
+	if (likely(!ret && c.nents && !c.next_sg)) {
+		/*
+		 * The whole list in one descriptor (most I/Os): no split to
+		 * refuse, and a pool has at least one descriptor.
+		 */
+		mr = mrkit_io_take(io);
+		if (IS_ERR(mr)) {
+			ret = PTR_ERR(mr);
+			goto out_unwind;
+		}
+		mrkit_io_attach(io, mr, tail);
+		ret = mrkit_map_one(io, mr, &c, psize, flags);
+		if (ret)
+			goto out_unwind;
+		goto out_done;
+	}
+	for (;;) {
 		if (unlikely(ret || mrkit_chunk_refused(io, &c, flags))) {
 			mrkit_chunk_bad(pool, &c, ret, dma_nents);
 			ret = -EINVAL;
@@ -430,8 +447,12 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 
 		index += c.nents - (c.next_off ? 1 : 0);
 		sg = c.next_sg;
-		off = c.next_off;
+		if (!sg)
+			break;
+		ret = mrkit_chunk(sg, c.next_off, dma_nents - index,
+				  pool->pages_per_mr, shift, gaps_ok, index, &c);
 	}
+out_done:
 	mrkit_io_map_done(io);
 	trace_mrkit_map(io, nents);
 	return io->nr_mrs;
@@ -464,26 +485,27 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
 int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 		  unsigned int max)
 {
+	int state = mrkit_io_check_mapped(io, "segments");
+	bool hand_out = state == MRKIT_IO_MAPPED;
 	struct mrkit_mr *mr;
 	unsigned int i = 0;
 
-	int ret = mrkit_io_busy(io, "segments");
-
-	if (ret)
-		return ret;
-	if (io->state != MRKIT_IO_MAPPED && io->state != MRKIT_IO_HANDED_OUT) {
-		mrkit_pool_err(io->pool, "segments of an I/O that is not mapped\n");
-		return -EINVAL;
-	}
+	if (state < 0)
+		return state;
 	if (max < io->nr_mrs)
 		return -ENOSPC;
-	mrkit_io_hand_out(io);
+	/* The hand-out (mrkit_io_hand_out()) and the segments in one pass. */
 	for (mr = io->mrs; mr; mr = mr->io_next, i++) {
-		segs[i].addr = mr->ibmr->iova;
-		segs[i].length = mr->ibmr->length;
+		const struct ib_mr *ibmr = mr->ibmr;
+
+		if (hand_out)
+			mrkit_mr_hand_out(mr);
+		segs[i].addr = ibmr->iova;
+		segs[i].length = ibmr->length;
 		segs[i].key = mr->key;
-		segs[i].lkey = mr->ibmr->lkey;
+		segs[i].lkey = ibmr->lkey;
 	}
+	io->state = MRKIT_IO_HANDED_OUT;
 	return i;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_segs, MRKIT);
