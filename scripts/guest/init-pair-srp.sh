@@ -69,6 +69,11 @@ target() {
 # --- the initiator's hooks (see pair-lib.sh) ---
 
 # A login, a few times: the target may still be booting or recovering.
+# A login that connected but gave no disk (seen right after a target port
+# was deleted with I/O in flight: a command of the SCSI scan went
+# unanswered, and LIO had no such task when it was aborted) leaves its
+# target port behind: it is logged out before the next attempt, which
+# ib_srp would otherwise refuse as already connected.
 login() {
 	local n=0
 	SRP_ADDR=$TADDR
@@ -79,21 +84,38 @@ login() {
 				sed 's/^/MRKIT-VM PAIR note: login: /'
 			return 1
 		fi
+		if ! no_rport; then
+			say "PAIR note: login: connected with no disk, logged out to log in again"
+			srp_logout || return 1
+		fi
 		sleep 3
 	done
 }
 
 # SCSI commands time out after CMD_TMO s (the disk's error handling).
 cmd_timeout() {
-	echo $CMD_TMO > "/sys/block/${DEV#/dev/}/device/timeout"
+	echo "${1:-$CMD_TMO}" > "/sys/block/${DEV#/dev/}/device/timeout"
 }
+
+# targetkill recovers through the transport layer alone: once the target
+# is back and resets the old connection, ib_srp reconnects every
+# reconnect_delay s.  A command timeout shorter than the target's boot
+# would start the SCSI error handler's host reset beside that, and the
+# transport layer's reconnect, still queued after the host reset
+# succeeded, would then tear the new connection down again with the
+# target's RDMA Reads in flight.  The next drv_ready sets CMD_TMO again.
+CMD_TMO_KILL=180
+drv_prep() {
+	[ "$1" != targetkill ] || cmd_timeout $CMD_TMO_KILL
+}
+PAIR_PREP=drv_prep
 
 drv_up() { pair_disk_up "$1"; }
 
-# After a target's reboot ib_srp may reconnect more than once while the
-# target settles (a connection it took can be reset within seconds), and
-# each failed attempt fails the queued I/O at once (scsi_transport_srp's
-# fast failure after a failed reconnect).  The read-back waits until every
+# After a target's reboot ib_srp may still reconnect more than once (a
+# reconnect the transport layer queued runs even after another one
+# succeeded), and each failed attempt fails the queued I/O at once
+# (scsi_transport_srp's fast failure after a failed reconnect).  The read-back waits until every
 # target port has run for 6 s with no reconnect, succeeded or failed.
 srp_events() { dmesg | grep -cE 'reconnect succeeded|reconnect attempt'; }
 srp_steady() {

@@ -164,7 +164,9 @@ pair_serve_until_stop() {
 #   drv_written_mib    MiB written through it so far
 #   drv_mrs            the driver's MRs on the RDMA device now
 #   drv_state          what the ULP says about its connection (diagnosis)
-# and the variables pair_delete (the deletion fault's name), PAIR_TMO (the
+# and the variables pair_delete (the deletion fault's name), PAIR_PREP (if
+# set, a hook called with the fault's name just before it is injected),
+# PAIR_TMO (the
 # ULP's own timeout, s: linkdown lasts pair_down s longer), PAIR_BSSPLIT
 # (fio's block sizes), PAIR_FIO_MORE (more fio arguments for both runs)
 # and PAIR_MRS (1: a step of mrkit's driver also prints "MRKIT-VM PAIR mrs
@@ -289,6 +291,7 @@ pair_step() {	# driver fault
 	ulp_wait 600 pair_wrote $((mib / 2)) ||
 		say "PAIR note: little progress before $f"
 	at=$(drv_written_mib)
+	[ -z "${PAIR_PREP:-}" ] || $PAIR_PREP "$f"
 	pair_inject "$f" || say "PAIR note: $f ($d) not injected: $PAIR_ACK"
 	if ! pair_wait_pid "$(cat /tmp/step.pid)" $((${pair_rt:-90} + 150)); then
 		pair_stuck "fio still running after $f ($d)"

@@ -375,11 +375,13 @@ if [ $rep = 0 ] && grep -aq 'MRKIT-VM PASS' "$ilog" && ! grep -q crashed "$logs-
 	exit 0
 fi
 echo "pair: $ulp $transport $mode failed; consoles in $logs-*.log"
-# What a failure needs first, when only this output is kept: the target's
-# splats with their first lines, fio's I/O errors and the initiator
-# kernel's words on errors and reconnects.
-grep -ahE -A8 "$SPLAT" "$logs"-target-*.log | head -n 60 | sed 's/^/pair: target: /' || true
+# What a failure needs first, when only the end of this output is kept:
+# the initiator's last lines, its kernel's words on errors and
+# reconnects, fio's I/O errors, and last the target's first splats with
+# their first lines.
+tail -n 30 "$ilog"
 grep -ahE 'io_u error|I/O error|reconnect|srp|nvme|iscsi|rpcrdma' "$logs-all.log" |
 	grep -av MRKIT | tail -n 40 | sed 's/^/pair: initiator: /' || true
-tail -n 30 "$ilog"
+echo "pair: target: $(tsplats) splats on its consoles"
+grep -ahE -A5 "$SPLAT" "$logs"-target-*.log | head -n 18 | tr -d '\r' | sed 's/^/pair: target: /' || true
 exit 1
