@@ -103,7 +103,9 @@ cmd_timeout() {
 # would start the SCSI error handler's host reset beside that, and the
 # transport layer's reconnect, still queued after the host reset
 # succeeded, would then tear the new connection down again with the
-# target's RDMA Reads in flight.  The next drv_ready sets CMD_TMO again.
+# target's RDMA Reads in flight.  A command keeps the timeout it started
+# with, so the step runs with the long one from its start; the next
+# drv_ready sets CMD_TMO again.
 CMD_TMO_KILL=180
 drv_prep() {
 	[ "$1" != targetkill ] || cmd_timeout $CMD_TMO_KILL
