@@ -94,31 +94,17 @@ login() {
 
 # SCSI commands time out after CMD_TMO s (the disk's error handling).
 cmd_timeout() {
-	echo "${1:-$CMD_TMO}" > "/sys/block/${DEV#/dev/}/device/timeout"
+	echo $CMD_TMO > "/sys/block/${DEV#/dev/}/device/timeout"
 }
-
-# targetkill recovers through the transport layer alone: once the target
-# is back and resets the old connection, ib_srp reconnects every
-# reconnect_delay s.  A command timeout shorter than the target's boot
-# would start the SCSI error handler's host reset beside that, and the
-# transport layer's reconnect, still queued after the host reset
-# succeeded, would then tear the new connection down again with the
-# target's RDMA Reads in flight.  A command keeps the timeout it started
-# with, so the step runs with the long one from its start; the next
-# drv_ready sets CMD_TMO again.
-CMD_TMO_KILL=180
-drv_prep() {
-	[ "$1" != targetkill ] || cmd_timeout $CMD_TMO_KILL
-}
-PAIR_PREP=drv_prep
 
 drv_up() { pair_disk_up "$1"; }
 
-# After a target's reboot ib_srp may still reconnect more than once (a
-# reconnect the transport layer queued runs even after another one
-# succeeded), and each failed attempt fails the queued I/O at once
-# (scsi_transport_srp's fast failure after a failed reconnect).  The read-back waits until every
-# target port has run for 6 s with no reconnect, succeeded or failed.
+# After a target's reboot ib_srp may reconnect more than once (the SCSI
+# error handler's host reset and the transport layer's reconnect work
+# each reconnect), and each failed attempt fails the queued I/O at once
+# (scsi_transport_srp's fast failure after a failed reconnect).  The
+# read-back waits until every target port has run for 6 s with no
+# reconnect, succeeded or failed.
 srp_events() { dmesg | grep -cE 'reconnect succeeded|reconnect attempt'; }
 srp_steady() {
 	local n

@@ -164,10 +164,7 @@ pair_serve_until_stop() {
 #   drv_written_mib    MiB written through it so far
 #   drv_mrs            the driver's MRs on the RDMA device now
 #   drv_state          what the ULP says about its connection (diagnosis)
-# and the variables pair_delete (the deletion fault's name), PAIR_PREP (if
-# set, a hook called with the fault's name once drv_up is done, before
-# the step's fio starts),
-# PAIR_TMO (the
+# and the variables pair_delete (the deletion fault's name), PAIR_TMO (the
 # ULP's own timeout, s: linkdown lasts pair_down s longer), PAIR_BSSPLIT
 # (fio's block sizes), PAIR_FIO_MORE (more fio arguments for both runs)
 # and PAIR_MRS (1: a step of mrkit's driver also prints "MRKIT-VM PAIR mrs
@@ -276,7 +273,6 @@ pair_step() {	# driver fault
 	s0=$(ulp_splats)
 	l0=$(ulp_mrkit_leaks)
 	drv_up "$d" || fail "$d: no session before $f"
-	[ -z "${PAIR_PREP:-}" ] || $PAIR_PREP "$f"
 	mrs=
 	[ "${PAIR_MRS:-0}" = 1 ] && [ "$d" = mrkit ] && mrs=1 && ulp_mrs_on
 	pair_req mark "$f-$d-begin"
@@ -305,7 +301,7 @@ pair_step() {	# driver fault
 	rc=$(($(drv_reconnects) - r0))
 	# More than one reconnect: the kernel's words on them, from the step.
 	[ "$rc" -le 1 ] || dmesg | tail -n +$((k0 + 1)) |
-		grep -iE 'reconnect|DREQ|disconnect|reset|abort|failed' | tail -n 12 |
+		grep -iE 'reconnect|DREQ|disconnect|reset|failed' | tail -n 16 |
 		sed 's/^/MRKIT-VM PAIR note: reconnects: /'
 	if [ $stuck = 0 ]; then
 		drv_ready "$d" || fail "$d: no session after $f"
