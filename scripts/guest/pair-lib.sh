@@ -17,6 +17,8 @@
 #                       target-ready, mark NAME (nothing; the answer
 #                       carries the target's splat count), target-stop
 #   pair_tsplats        the target's splats so far, from the last answer
+#   pair_tknown         the known warnings in this guest's kernel log (the
+#                       #PAIR-HOST line's tknown, see vm-pair.sh)
 #   pair_netem NAME     netem profile NAME on eth0's egress (iproute2's tc,
 #                       not busybox's): loss1 loss5 delay reorder dup
 #   pair_netem_off      remove it
@@ -47,6 +49,15 @@ pair_net() {
 	mkdir -p /ctl
 	mount -t 9p -o trans=virtio,version=9p2000.L,ro ctl /ctl ||
 		fail "9p mount of the control share"
+}
+
+# pair_tknown: the target's known warnings in the kernel log (vm-pair.sh's
+# tknown, from this /init's #PAIR-HOST line; 0 without one).
+pair_tknown() {
+	local k
+	k=$(sed -n 's/^#PAIR-HOST //p' /init | tr ' ' '\n' | sed -n 's/^tknown=//p')
+	[ -n "$k" ] || { echo 0; return; }
+	dmesg | grep -E 'WARNING:' | grep -cE "$k"
 }
 
 pair_log_check() {

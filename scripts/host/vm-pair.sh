@@ -64,7 +64,10 @@ ULP_CMDLINE=""
 # its "#PAIR-HOST key=value ..." line: mods (more stock modules for the
 # initramfs), delete (the name of its deletion fault, instead of
 # ctrldelete), fs (a file system the host puts on the target's disk),
-# cmdline (kernel arguments for both guests).
+# cmdline (kernel arguments for both guests), tknown (an extended regular
+# expression: the target's warnings of a known cause, counted apart and
+# printed, not as splats; mrkit_report.pair gets it as
+# MRKIT_PAIR_TKNOWN).
 pair_host() { sed -n 's/^#PAIR-HOST //p' "$init" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 ULP_MODS="$ULP_MODS $(pair_host mods)"
 ULP_CMDLINE="$ULP_CMDLINE $(pair_host cmdline)"
@@ -251,7 +254,15 @@ gone() {
 }
 
 SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|list_(add|del) corruption|refcount_t:|blocked for more than'
-tsplats() { cat "$logs"-target-*.log | grep -acE "$SPLAT" || true; }
+tknown=$(pair_host tknown)
+export MRKIT_PAIR_TKNOWN=$tknown
+# tsplats, tknown_n: the target's splats, and its known warnings (not in
+# the splats), on its consoles so far.
+tknown_n() {
+	[ -n "$tknown" ] || { echo 0; return; }
+	cat "$logs"-target-*.log | grep -aE "$SPLAT" | grep -acE "$tknown" || true
+}
+tsplats() { echo $(($(cat "$logs"-target-*.log | grep -acE "$SPLAT" || true) - $(tknown_n))); }
 
 # act ACTION ARG...: one request of the initiator; its answer in $ans
 # (not a subshell: a target booted here must stay this script's child).
@@ -352,6 +363,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
 	t0=$(date +%s)
 	act "$@"
 	ans="$ans tsplats=$(tsplats)"
+	[ "$(tknown_n)" = 0 ] || ans="$ans tknown=$(tknown_n)"
 	# The step under way (its marks: FAULT-DRIVER-begin, -end).
 	if [ "$1" = mark ]; then
 		case $2 in
@@ -370,6 +382,8 @@ cat "${ilogs[@]}" "$logs-host.log" 2> /dev/null > "$logs-all.log" || true
 grep -ao 'MRKIT-VM .*' "$logs-all.log" | sed 's/^MRKIT-VM //; s/\r$//' | grep -v 'pools before teardown' || true
 rep=0
 vm_report pair "$ulp" "$transport" "$steps" "$logs-all.log" "$logs"-target-*.log || rep=1
+[ "$(tknown_n)" = 0 ] || echo "pair: the target's known warnings (not counted as splats): $(tknown_n):" \
+	"$(cat "$logs"-target-*.log | grep -aE "$SPLAT" | grep -aE "$tknown" | sed 's/.* at //' | tr -d '\r' | sort | uniq -c | paste -sd';')"
 echo "pair: $ulp over $transport ($mode): $(( $(date +%s) - start )) s, target booted $tboot times, initiator $iboot"
 if [ $rep = 0 ] && grep -aq 'MRKIT-VM PASS' "$ilog" && ! grep -q crashed "$logs-host.log" 2> /dev/null; then
 	exit 0

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """mrkit_report.pair: the two-guest fault report's rules on made-up logs."""
+import os
+from unittest import mock
+
 from mrkit_report import pair
 from mrkit_report.tests.util import LogTest, fio_run
 
@@ -115,3 +118,21 @@ class PairTest(LogTest):
         rc, out = self.report("mrkit:loss5", text)
         self.assertEqual(rc, 1)
         self.assertIn("verify_errors=1 ", out)
+
+    def test_only_the_known_target_warnings_are_left_out(self):
+        known = ("[   11.1] WARNING: CPU: 1 PID: 151 at drivers/infiniband/ulp/srpt/"
+                 "ib_srpt.c:1403 srpt_rdma_read_done+0x60/0x70 [ib_srpt]\n")
+        other = ("[   12.2] WARNING: CPU: 0 PID: 9 at drivers/infiniband/ulp/srpt/"
+                 "ib_srpt.c:2697 srpt_queue_response+0x1/0x2 [ib_srpt]\n")
+        step = (fio_run("pair-rxe-delay-mrkit", write_ios=5)
+                + fio_run("pair-rxe-delay-mrkit-readback", read_ios=5)
+                + f"MRKIT-VM PAIR fault rxe delay mrkit reconnects=1 {FACTS}\n")
+        regex = r"ib_srpt\.c:[0-9]+.srpt_(rdma_read|send)_done\+"
+        for env, console, rc_want in (("", known, 1), (regex, known, 0),
+                                      (regex, known + other, 1)):
+            self.write("target.log", console)
+            with mock.patch.dict(os.environ, {"MRKIT_PAIR_TKNOWN": env}):
+                rc, out = self.report("mrkit:delay", step + END)
+            self.assertEqual(rc, rc_want, out)
+            if rc:
+                self.assertIn("1 splats on the target's consoles", out)
