@@ -125,6 +125,12 @@ static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool ok = wc->status == IB_WC_SUCCESS;
 	u8 state = READ_ONCE(io->state);
 
+	/* The common case first: an invalidation chain that completed. */
+	if (likely(ok && state == MRKIT_IO_INVALIDATING)) {
+		trace_mrkit_wc_inv(cq, wc, io->mrs);
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+		return;
+	}
 	if (state == MRKIT_IO_READING)
 		trace_mrkit_wc_read(cq, wc, io->mrs);
 	else

@@ -280,7 +280,9 @@ static __always_inline int mrkit_map_one(struct mrkit_io *io,
 		ibmr->iova = 0;
 	else if (flags & MRKIT_MAP_IOVA_TAG)
 		ibmr->iova = (ibmr->iova & 0xffffffffULL) | (u64)io->tag << 32;
-	return mrkit_mr_own(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
+	/* mrkit_io_take() gave it RESERVED, and nothing else holds it. */
+	return mrkit_mr_own_read(mr, MRKIT_MR_RESERVED, MRKIT_MR_RESERVED,
+				 MRKIT_MR_MAPPED);
 }
 
 /*
