@@ -45,6 +45,21 @@ static inline u32 mrkit_head_tag(u64 head)
 	return head >> 32;
 }
 
+/*
+ * The head after a push (@dcount one) or a pop (minus one) that leaves
+ * @top on top, in one addition: the tag goes one up (a carry out of it is
+ * dropped, as its own 32-bit increment would), and the count cannot carry
+ * into it - a push finds fewer than MRKIT_MAX_DEPTH free, a pop at least
+ * one.
+ */
+static_assert(MRKIT_MAX_DEPTH < MRKIT_HEAD_NIL);
+
+static __always_inline u64 mrkit_head_step(u64 old, u32 top, int dcount)
+{
+	return ((old & ~0xffffULL) + (1ULL << 32) + ((u64)(s64)dcount << 16)) |
+	       (top & 0xffff);
+}
+
 static __always_inline void mrkit_push(struct mrkit_pool *pool,
 				       struct mrkit_mr *mr)
 {
@@ -53,8 +68,7 @@ static __always_inline void mrkit_push(struct mrkit_pool *pool,
 
 	do {
 		mr->next_free = mrkit_head_top(old);
-		new = mrkit_head_pack(mr->idx, mrkit_head_count(old) + 1,
-				      mrkit_head_tag(old) + 1);
+		new = mrkit_head_step(old, mr->idx, 1);
 		mrkit_rmw(1);
 	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
 }
@@ -73,9 +87,7 @@ static __always_inline struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool,
 		if (top == MRKIT_HEAD_NIL)
 			return NULL;
 		mr = READ_ONCE(pool->descs[top]);
-		new = mrkit_head_pack(READ_ONCE(mr->next_free),
-				      mrkit_head_count(old) - 1,
-				      mrkit_head_tag(old) + 1);
+		new = mrkit_head_step(old, READ_ONCE(mr->next_free), -1);
 		mrkit_rmw(1);
 	} while (!atomic64_try_cmpxchg(&pool->head, &old, new));
 	*nfree = mrkit_head_count(new);
