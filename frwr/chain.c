@@ -227,7 +227,6 @@ struct mrkit_batch {
 	struct ib_send_wr	inv[MRKIT_POST_BATCH];	/* of kept keys */
 	struct mrkit_mr		*mr[MRKIT_POST_BATCH];
 	u32			old_key[MRKIT_POST_BATCH];
-	bool			old_valid[MRKIT_POST_BATCH];
 	unsigned int		n;
 };
 
@@ -250,7 +249,7 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 			continue;
 		b->mr[n] = mr;
 		b->old_key[n] = mr->inv_key;
-		b->old_valid[n] = mr->dev_valid;
+		/* The old key's validity too: restored from it on a failure. */
 		mr->chained_inv = mr->dev_valid;
 		if (mr->dev_valid) {
 			mrkit_build_inv(mr, &b->inv[n]);
@@ -309,7 +308,7 @@ static void mrkit_chain_regs_failed(struct mrkit_batch *b,
 		}
 		/* Not posted: as if never handed out, the old key kept. */
 		mr->pi_unchecked = false;
-		mr->dev_valid = b->old_valid[k];
+		mr->dev_valid = mr->chained_inv;
 		mr->inv_key = b->old_key[k];
 		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED, MRKIT_MR_MAPPED);
 	}
