@@ -678,7 +678,8 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 					     struct ib_qp *qp)
 {
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
-	unsigned int count = 0, n = 0;
+	struct ib_send_wr *wr = inv, *last = NULL;
+	unsigned int count = 0;
 	struct mrkit_mr *mr;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
@@ -695,23 +696,23 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		}
 		if (!mrkit_mr_start_inv(mr))
 			continue;
-		if (n == MRKIT_POST_BATCH) {
+		if (wr == inv + MRKIT_POST_BATCH) {
 			/* A full batch, and more to come. */
 			io->nr_wrs = count;
-			if (!mrkit_io_post_invs(io, qp, &inv[0], &inv[n - 1],
-						false))
+			if (!mrkit_io_post_invs(io, qp, inv, last, false))
 				return 0;
-			n = 0;
+			wr = inv;
+			last = NULL;
 		}
 		if (!count++) {
 			io->qp = qp;
 			WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
 		}
-		mrkit_build_inv(mr, &inv[n]);
-		if (n)
-			inv[n - 1].next = &inv[n];
+		mrkit_build_inv(mr, wr);
+		if (last)
+			last->next = wr;
 		trace_mrkit_localinv(mr);
-		n++;
+		last = wr++;
 	}
 	io->nr_wrs = count;
 	if (!count) {
@@ -728,7 +729,7 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
 		return 0;
 	}
-	mrkit_io_post_invs(io, qp, &inv[0], &inv[n - 1], true);
+	mrkit_io_post_invs(io, qp, inv, last, true);
 	return 0;
 }
 
