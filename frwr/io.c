@@ -417,11 +417,15 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		int state = mrkit_mr_state(mr);
 
-		/* A WR on it failed: so did the I/O's registration. */
-		if (state == MRKIT_MR_STALE)
+		/* The common case first: its LOCAL_INV completed. */
+		if (likely(state == MRKIT_MR_INVALIDATING) ||
+		    state != MRKIT_MR_STALE) {
+			if (!mrkit_io_settle_one(mr, state, status, fin))
+				continue;
+		} else {
+			/* A WR on it failed: so did the I/O's registration. */
 			status = status ?: -EIO;
-		else if (!mrkit_io_settle_one(mr, state, status, fin))
-			continue;
+		}
 		mr->fence = &io->fence;
 		fenced++;
 	}
