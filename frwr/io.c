@@ -675,9 +675,11 @@ static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
 		else
 			__mrkit_mr_put(mr);
 	}
-	io->status = io->status ?: pi_err;
-	if (unlikely(keep && pi_err))
-		mrkit_io_drop_cache(io);
+	if (unlikely(pi_err)) {
+		io->status = io->status ?: pi_err;
+		if (keep)
+			mrkit_io_drop_cache(io);
+	}
 	mrkit_io_notify(io);
 	return 0;
 }
