@@ -125,6 +125,12 @@ static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool ok = wc->status == IB_WC_SUCCESS;
 	u8 state = READ_ONCE(io->state);
 
+	/* The common case first: an invalidation chain that completed. */
+	if (likely(ok && state == MRKIT_IO_INVALIDATING)) {
+		trace_mrkit_wc_inv(cq, wc, io->mrs);
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+		return;
+	}
 	if (state == MRKIT_IO_READING)
 		trace_mrkit_wc_read(cq, wc, io->mrs);
 	else
@@ -221,7 +227,6 @@ struct mrkit_batch {
 	struct ib_send_wr	inv[MRKIT_POST_BATCH];	/* of kept keys */
 	struct mrkit_mr		*mr[MRKIT_POST_BATCH];
 	u32			old_key[MRKIT_POST_BATCH];
-	bool			old_valid[MRKIT_POST_BATCH];
 	unsigned int		n;
 };
 
@@ -244,7 +249,7 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 			continue;
 		b->mr[n] = mr;
 		b->old_key[n] = mr->inv_key;
-		b->old_valid[n] = mr->dev_valid;
+		/* The old key's validity too: restored from it on a failure. */
 		mr->chained_inv = mr->dev_valid;
 		if (mr->dev_valid) {
 			mrkit_build_inv(mr, &b->inv[n]);
@@ -303,7 +308,7 @@ static void mrkit_chain_regs_failed(struct mrkit_batch *b,
 		}
 		/* Not posted: as if never handed out, the old key kept. */
 		mr->pi_unchecked = false;
-		mr->dev_valid = b->old_valid[k];
+		mr->dev_valid = mr->chained_inv;
 		mr->inv_key = b->old_key[k];
 		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED, MRKIT_MR_MAPPED);
 	}
@@ -673,7 +678,8 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 					     struct ib_qp *qp)
 {
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
-	unsigned int count = 0, n = 0;
+	struct ib_send_wr *wr = inv, *last = NULL;
+	unsigned int count = 0;
 	struct mrkit_mr *mr;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
@@ -690,23 +696,23 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		}
 		if (!mrkit_mr_start_inv(mr))
 			continue;
-		if (n == MRKIT_POST_BATCH) {
+		if (wr == inv + MRKIT_POST_BATCH) {
 			/* A full batch, and more to come. */
 			io->nr_wrs = count;
-			if (!mrkit_io_post_invs(io, qp, &inv[0], &inv[n - 1],
-						false))
+			if (!mrkit_io_post_invs(io, qp, inv, last, false))
 				return 0;
-			n = 0;
+			wr = inv;
+			last = NULL;
 		}
 		if (!count++) {
 			io->qp = qp;
 			WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
 		}
-		mrkit_build_inv(mr, &inv[n]);
-		if (n)
-			inv[n - 1].next = &inv[n];
+		mrkit_build_inv(mr, wr);
+		if (last)
+			last->next = wr;
 		trace_mrkit_localinv(mr);
-		n++;
+		last = wr++;
 	}
 	io->nr_wrs = count;
 	if (!count) {
@@ -723,7 +729,7 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
 		return 0;
 	}
-	mrkit_io_post_invs(io, qp, &inv[0], &inv[n - 1], true);
+	mrkit_io_post_invs(io, qp, inv, last, true);
 	return 0;
 }
 

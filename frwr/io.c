@@ -275,7 +275,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 			continue;
 		}
 		if (give >= MRKIT_GIVE_KEEP) {
-			if (!mrkit_mr_keep(mr, give == MRKIT_GIVE_KEEP_LAZY)) {
+			if (!__mrkit_mr_keep(mr, give == MRKIT_GIVE_KEEP_LAZY)) {
 				*keep = mr;
 				keep = &mr->io_next;
 			}
@@ -283,10 +283,15 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 		}
 		/* No fence: the pool must find the owner's word empty. */
 		WRITE_ONCE(mr->io, NULL);
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
-			mrkit_mr_put_valid(mr);
-		else if (give == MRKIT_GIVE_RETIRED)
+		/*
+		 * Settled after a successful chain: none is REGISTERED with
+		 * a live key (that one would carry the fence).
+		 */
+		if (give == MRKIT_GIVE_RETIRED)
 			__mrkit_mr_put_own(mr);
+		else if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
+			 mr->dev_valid)
+			mrkit_mr_put_valid(mr);
 		else
 			mrkit_mr_put(mr);
 	}
@@ -412,11 +417,15 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		int state = mrkit_mr_state(mr);
 
-		/* A WR on it failed: so did the I/O's registration. */
-		if (state == MRKIT_MR_STALE)
+		/* The common case first: its LOCAL_INV completed. */
+		if (likely(state == MRKIT_MR_INVALIDATING) ||
+		    state != MRKIT_MR_STALE) {
+			if (!mrkit_io_settle_one(mr, state, status, fin))
+				continue;
+		} else {
+			/* A WR on it failed: so did the I/O's registration. */
 			status = status ?: -EIO;
-		else if (!mrkit_io_settle_one(mr, state, status, fin))
-			continue;
+		}
 		mr->fence = &io->fence;
 		fenced++;
 	}
@@ -621,16 +630,56 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
 
 /*
  * mrkit_io_complete() in a lazy pool, out of line, so that the fenced
- * pool's tail call to mrkit_io_invalidate() needs no frame.
+ * pool's tail call to mrkit_io_invalidate() needs no frame.  What
+ * mrkit_io_give_back() does for a lazy release, in one pass: the DMA
+ * mapping is undone first (the keys left valid are lazily kept ones
+ * either way), so that nothing touches the pool after the last put, and
+ * each descriptor is settled, checked and given back in turn.  A PI error
+ * found on the way gives back what a caching I/O kept meanwhile, as if it
+ * had never kept it.
  */
 static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
 {
+	bool integrity = mrkit_pool_integrity(io->pool);
+	bool keep = (io->pool->flags & MRKIT_POOL_IO_CACHE) && !io->status;
+	struct mrkit_mr *mr = io->mrs, *next, **kept = &io->cache;
 	int ret = mrkit_io_check_live(io, "completion");
+	int pi_err = 0;
 
 	if (ret)
 		return ret;
-	mrkit_io_give_back(io, true, (io->pool->flags & MRKIT_POOL_IO_CACHE) ?
-			   MRKIT_GIVE_KEEP_LAZY : MRKIT_GIVE_PUT);
+	mrkit_io_unmap(io);
+	io->mrs = NULL;
+	io->nr_mrs = 0;
+	for (; mr; mr = next) {
+		next = mr->io_next;
+		mr->io_next = NULL;
+		/* Handed out, never posted: nothing live at the device. */
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && !mr->dev_valid)
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+		/* A PI error mrkit finds now is the I/O's status. */
+		if (unlikely(integrity) && mrkit_mr_enforce_pi(io, mr))
+			pi_err = -EILSEQ;
+		if (keep) {
+			if (!__mrkit_mr_keep(mr, true)) {
+				*kept = mr;
+				kept = &mr->io_next;
+			}
+			continue;
+		}
+		/* The pool must find the owner's word empty. */
+		WRITE_ONCE(mr->io, NULL);
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+			__mrkit_mr_put_valid(mr);
+		else
+			__mrkit_mr_put(mr);
+	}
+	if (unlikely(pi_err)) {
+		io->status = io->status ?: pi_err;
+		if (keep)
+			mrkit_io_drop_cache(io);
+	}
 	mrkit_io_notify(io);
 	return 0;
 }

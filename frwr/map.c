@@ -82,7 +82,6 @@ mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
 	const u64 mask = (1ULL << shift) - 1;
 	struct scatterlist *s = *sp, *prev = NULL;
 	u32 np = 0;
-	u64 nb = 0;
 	int i = 0;
 
 	if (((u64)max << shift) > U32_MAX || left <= 0)
@@ -94,7 +93,6 @@ mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
 		if (unlikely(!len || ((a | len) & mask) || np + add > max))
 			break;
 		np += add;
-		nb += len;
 		prev = s;
 		/* The end of the count or of the list: nothing to step to. */
 		if (++i == left || sg_is_last(s)) {
@@ -110,7 +108,8 @@ mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
 		*prev_end = sg_dma_address(prev) + sg_dma_len(prev);
 	}
 	*pages = np;
-	*bytes = nb;
+	/* Whole pages only: the bytes are the pages'. */
+	*bytes = (u64)np << shift;
 	*sp = s;
 	return i;
 }
@@ -280,7 +279,9 @@ static __always_inline int mrkit_map_one(struct mrkit_io *io,
 		ibmr->iova = 0;
 	else if (flags & MRKIT_MAP_IOVA_TAG)
 		ibmr->iova = (ibmr->iova & 0xffffffffULL) | (u64)io->tag << 32;
-	return mrkit_mr_own(mr, MRKIT_MR_RESERVED, MRKIT_MR_MAPPED);
+	/* mrkit_io_take() gave it RESERVED, and nothing else holds it. */
+	return mrkit_mr_own_read(mr, MRKIT_MR_RESERVED, MRKIT_MR_RESERVED,
+				 MRKIT_MR_MAPPED);
 }
 
 /*

@@ -21,15 +21,18 @@ ENTRIES = [
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
 # Out-of-line by design on the taken path: the finish the completion
-# calls, the lazy pool's completion with its puts and keeps, the caching
-# variant's keep, the invalidation after an IB READ chain, and the map of
-# a chunk that starts or ends inside an entry (a split list).
+# calls, the lazy pool's completion, the invalidation after an IB READ
+# chain, and the map of a chunk that starts or ends inside an entry (a
+# split list).
 HOT = {
-    "mrkit_io_finish", "mrkit_mr_put_valid", "mrkit_mr_put", "mrkit_mr_keep",
-    "mrkit_io_complete_lazy", "mrkit_io_read_done", "mrkit_map_trimmed",
+    "mrkit_io_finish", "mrkit_io_complete_lazy", "mrkit_io_read_done",
+    "mrkit_map_trimmed",
 }
-# Reachable only on failures, exhaustion, protection and diagnostics.
+# Reachable only on failures, exhaustion, protection and diagnostics (the
+# pool's out-of-line put, lazy put and keep: where the inline ones meet a
+# descriptor in another state, a lost race or a dying pool).
 COLD = {
+    "mrkit_mr_put", "mrkit_mr_put_valid", "mrkit_mr_keep",
     "mrkit_io_refuse", "mrkit_mr_refused", "mrkit_mr_mark_stale",
     "mrkit_mr_stale_done", "mrkit_io_unwind", "mrkit_io_drop_cache",
     "mrkit_mr_enforce_pi_slow", "mrkit_pool_new_low", "mrkit_pool_empty",
