@@ -255,13 +255,20 @@ void mrkit_io_drop_cache(struct mrkit_io *io)
  * registration keep it; retired ones (carrying the I/O's fence) go last,
  * since the fence may fall - and the I/O be gone - as soon as the last of
  * them is put.  With %MRKIT_GIVE_KEEP the reusable ones stay with the I/O
- * (%MRKIT_POOL_IO_CACHE).
+ * (%MRKIT_POOL_IO_CACHE).  With @settle (an I/O given back without a
+ * finishing chain) each descriptor is settled on the way: one handed out
+ * but never posted holds nothing at the device, and a protected one is
+ * checked (mrkit_mr_enforce_pi()).  Returns -EILSEQ when such a check
+ * found an error, else 0.
  */
-static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
-					     enum mrkit_give give, bool fenced)
+static __always_inline int mrkit_io_put_all(struct mrkit_io *io,
+					    enum mrkit_give give, bool fenced,
+					    bool settle)
 {
+	bool integrity = settle && mrkit_pool_integrity(io->pool);
 	struct mrkit_mr *mr = io->mrs, *next, *last = NULL;
 	struct mrkit_mr **keep = &io->cache;
+	int pi_err = 0;
 
 	io->mrs = NULL;
 	io->nr_mrs = 0;
@@ -274,6 +281,12 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 			last = mr;
 			continue;
 		}
+		if (settle && mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
+		    !mr->dev_valid)
+			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
+					    MRKIT_MR_MAPPED);
+		if (unlikely(integrity) && mrkit_mr_enforce_pi(io, mr))
+			pi_err = -EILSEQ;
 		if (give >= MRKIT_GIVE_KEEP) {
 			if (!__mrkit_mr_keep(mr, give == MRKIT_GIVE_KEEP_LAZY)) {
 				*keep = mr;
@@ -291,15 +304,16 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 			__mrkit_mr_put_own(mr);
 		else if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
 			 mr->dev_valid)
-			mrkit_mr_put_valid(mr);
+			__mrkit_mr_put_valid(mr);
 		else
-			mrkit_mr_put(mr);
+			__mrkit_mr_put(mr);
 	}
 	for (mr = last; mr; mr = next) {
 		next = mr->io_next;
 		mr->io_next = NULL;
 		mrkit_mr_put(mr);
 	}
+	return pi_err;
 }
 
 /**
@@ -312,7 +326,7 @@ static __always_inline void mrkit_io_put_all(struct mrkit_io *io,
 void mrkit_io_unwind(struct mrkit_io *io)
 {
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false, false);
 	io->state = MRKIT_IO_IDLE;
 }
 
@@ -442,9 +456,9 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 		mrkit_io_unmap(io);
 		/* The common case with its own loop: every branch folded. */
 		if (give == MRKIT_GIVE_RETIRED)
-			mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false);
+			mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false, false);
 		else
-			mrkit_io_put_all(io, give, false);
+			mrkit_io_put_all(io, give, false, false);
 		mrkit_io_notify(io);
 		return;
 	}
@@ -452,18 +466,24 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	io->fence.pending = fenced;
 	io->fence.fallen = mrkit_io_fence_fallen;
 	WRITE_ONCE(io->state, MRKIT_IO_FENCING);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT, true);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, true, false);
 }
 
 /*
  * Give back the descriptors of a mapped or posted I/O without posting
- * anything.  Not @lazy: refused while a registration is or may still be
- * live.  Returns 0 or -EBUSY (nothing changed).
+ * anything, each settled on the way (mrkit_io_put_all()).  Not @lazy:
+ * refused while a registration is or may still be live.  With
+ * %MRKIT_GIVE_KEEP_LAZY an I/O without error keeps them; a PI error found
+ * on the way becomes the I/O's status and gives back what it kept, as if
+ * it had never kept it.  The DMA mapping is undone first: after the last
+ * put nothing here touches the pool.  Returns 0 or -EBUSY (nothing
+ * changed).
  */
 static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 					      enum mrkit_give give)
 {
 	struct mrkit_mr *mr;
+	int pi_err;
 
 	for (mr = io->mrs; mr && !lazy; mr = mr->io_next) {
 		if (mrkit_mr_state(mr) == MRKIT_MR_STALE && mr->dev_valid) {
@@ -480,14 +500,17 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 			return -EBUSY;
 		}
 	}
-	for (mr = io->mrs; mr; mr = mr->io_next)
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && !mr->dev_valid)
-			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
-					    MRKIT_MR_MAPPED);
-	/* A PI error mrkit finds now is the I/O's status. */
-	mrkit_io_enforce_pi_all(io);
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, io->status ? MRKIT_GIVE_PUT : give, false);
+	/* Each call with a constant @give: its branches fold. */
+	if (give >= MRKIT_GIVE_KEEP && likely(!io->status))
+		pi_err = mrkit_io_put_all(io, give, false, true);
+	else
+		pi_err = mrkit_io_put_all(io, MRKIT_GIVE_PUT, false, true);
+	if (unlikely(pi_err)) {
+		io->status = io->status ?: pi_err;
+		if (give >= MRKIT_GIVE_KEEP)
+			mrkit_io_drop_cache(io);
+	}
 	return 0;
 }
 
@@ -590,7 +613,7 @@ static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
 		mrkit_mr_mark_stale(m);
 	}
 	mrkit_io_unmap(io);
-	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false);
+	mrkit_io_put_all(io, MRKIT_GIVE_PUT, false, false);
 	if (unlikely(io->cache))
 		mrkit_io_drop_cache(io);
 	io->state = MRKIT_IO_IDLE;
@@ -630,56 +653,20 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
 
 /*
  * mrkit_io_complete() in a lazy pool, out of line, so that the fenced
- * pool's tail call to mrkit_io_invalidate() needs no frame.  What
- * mrkit_io_give_back() does for a lazy release, in one pass: the DMA
- * mapping is undone first (the keys left valid are lazily kept ones
- * either way), so that nothing touches the pool after the last put, and
- * each descriptor is settled, checked and given back in turn.  A PI error
- * found on the way gives back what a caching I/O kept meanwhile, as if it
- * had never kept it.
+ * pool's tail call to mrkit_io_invalidate() needs no frame: a lazy
+ * release (mrkit_io_give_back()) that keeps the descriptors in a caching
+ * pool, then done().
  */
 static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
 {
-	bool integrity = mrkit_pool_integrity(io->pool);
-	bool keep = (io->pool->flags & MRKIT_POOL_IO_CACHE) && !io->status;
-	struct mrkit_mr *mr = io->mrs, *next, **kept = &io->cache;
 	int ret = mrkit_io_check_live(io, "completion");
-	int pi_err = 0;
 
 	if (ret)
 		return ret;
-	mrkit_io_unmap(io);
-	io->mrs = NULL;
-	io->nr_mrs = 0;
-	for (; mr; mr = next) {
-		next = mr->io_next;
-		mr->io_next = NULL;
-		/* Handed out, never posted: nothing live at the device. */
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && !mr->dev_valid)
-			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
-					    MRKIT_MR_MAPPED);
-		/* A PI error mrkit finds now is the I/O's status. */
-		if (unlikely(integrity) && mrkit_mr_enforce_pi(io, mr))
-			pi_err = -EILSEQ;
-		if (keep) {
-			if (!__mrkit_mr_keep(mr, true)) {
-				*kept = mr;
-				kept = &mr->io_next;
-			}
-			continue;
-		}
-		/* The pool must find the owner's word empty. */
-		WRITE_ONCE(mr->io, NULL);
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
-			__mrkit_mr_put_valid(mr);
-		else
-			__mrkit_mr_put(mr);
-	}
-	if (unlikely(pi_err)) {
-		io->status = io->status ?: pi_err;
-		if (keep)
-			mrkit_io_drop_cache(io);
-	}
+	if (io->pool->flags & MRKIT_POOL_IO_CACHE)
+		mrkit_io_give_back(io, true, MRKIT_GIVE_KEEP_LAZY);
+	else
+		mrkit_io_give_back(io, true, MRKIT_GIVE_PUT);
 	mrkit_io_notify(io);
 	return 0;
 }

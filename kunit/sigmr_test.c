@@ -342,6 +342,29 @@ static void pi_io_post(struct kunit *test, struct fake_dev *fdev,
 	KUNIT_EXPECT_EQ(test, r->sig.meta_length, (int)b->plen);
 }
 
+/*
+ * Post a protected I/O on a lazy pool, move its data with @inject (0, or
+ * 1 + an &enum ib_sig_err_type) and complete it: done() runs at once.
+ * Returns the status done() was given.
+ */
+static int pi_complete_lazy(struct kunit *test, struct fake_dev *fdev,
+			    struct mrkit_pool *pool, struct test_io *t,
+			    struct pi_bufs *b, const struct mrkit_pi *pi,
+			    int inject)
+{
+	KUNIT_EXPECT_EQ(test, mrkit_pi_generate(pi, true, b->mem, b->len,
+						b->memp),
+			0);
+	pi_io_post(test, fdev, pool, t, b, pi, 3);
+	KUNIT_EXPECT_EQ(test, fake_pi_transfer(t->io.mrs->ibmr, true, b->wire,
+					       b->wirep, b->len, inject,
+					       inject ? 4 : 0),
+			0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t->io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t->rec.calls, 1);
+	return t->rec.status;
+}
+
 static void sigmr_emulated_test(struct kunit *test)
 {
 	const struct pi_case *c = test->param_value;
@@ -454,27 +477,36 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 	/*
 	 * A lazy integrity pool: mrkit_io_complete() gives the descriptor
 	 * back at once, and delivers the PI error it found while doing so;
-	 * a second completion is refused and done does not run again.
+	 * a second completion is refused and done does not run again.  With
+	 * I/Os that keep their descriptors, a clean completion keeps it and
+	 * one with a PI error gives it back: a descriptor is never kept with
+	 * an error on it.
 	 */
-	{
+	for (round = 0; round < 2; round++) {
 		struct mrkit_pool_attr la = {
-			.name = "siglazy", .depth = 1, .node = NUMA_NO_NODE,
-			.flags = MRKIT_POOL_INTEGRITY | MRKIT_POOL_LAZY_INV,
+			.name = round ? "sigkeep" : "siglazy", .depth = 1,
+			.node = NUMA_NO_NODE,
+			.flags = MRKIT_POOL_INTEGRITY | MRKIT_POOL_LAZY_INV |
+				 (round ? MRKIT_POOL_IO_CACHE : 0),
 		};
 		struct mrkit_pool *lazy = test_pool(test, fdev->pd, &la);
 
-		pi_io_post(test, fdev, lazy, &t, &b, &pi, 3);
-		KUNIT_ASSERT_EQ(test, fake_pi_transfer(t.io.mrs->ibmr, true,
-						       b.wire, b.wirep, b.len,
-						       IB_SIG_BAD_GUARD + 1, 4),
-				0);
-		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
-		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
-		KUNIT_EXPECT_EQ(test, t.rec.status, -EILSEQ);
+		if (round) {
+			KUNIT_EXPECT_EQ(test, pi_complete_lazy(test, fdev, lazy,
+							       &t, &b, &pi, 0),
+					0);
+			KUNIT_EXPECT_EQ(test, in_use(lazy), 1U);
+			KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+			KUNIT_EXPECT_EQ(test, in_use(lazy), 0U);
+		}
+		KUNIT_EXPECT_EQ(test, pi_complete_lazy(test, fdev, lazy, &t, &b,
+						       &pi, IB_SIG_BAD_GUARD + 1),
+				-EILSEQ);
 		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp),
 				-EINVAL);
 		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 		KUNIT_EXPECT_EQ(test, in_use(lazy), 0U);
+		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	}
 
 	/* The check itself failing is reported as the catch-all. */
