@@ -228,6 +228,39 @@ mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_chunk);
 
+/**
+ * mrkit_chunk_one - a one-entry list that one descriptor maps whole
+ * @sg: the entry
+ * @max: pages one MR maps
+ * @shift: log2 of the page size
+ * @gaps_ok: the MR takes any entry (SG_GAPS)
+ *
+ * The common I/O of one DMA-mapped entry, without mrkit_chunk()'s walk:
+ * exactly the cases where mrkit_chunk(@sg, 0, 1, ...) gives one chunk of
+ * the whole entry (no error, nothing left), with the same page
+ * accounting.  Everything else - a zero-length entry, one that needs more
+ * pages than one MR has - is for mrkit_chunk() to split or refuse.
+ *
+ * Return: the entry's length (the chunk's bytes), or 0.
+ */
+VISIBLE_IF_KUNIT __always_inline u32
+mrkit_chunk_one(const struct scatterlist *sg, u32 max, unsigned int shift,
+		bool gaps_ok)
+{
+	const u64 mask = (1ULL << shift) - 1;
+	u64 a = sg_dma_address(sg);
+	u32 len = sg_dma_len(sg);
+
+	/* SG_GAPS: one entry within one entry of the list. */
+	if (gaps_ok)
+		return max ? len : 0;
+	/* Pages as mrkit_chunk() counts them: from the entry's first page. */
+	if (((a + len - (a & ~mask) + mask) >> shift) > max)
+		return 0;
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_chunk_one);
+
 /*
  * Present the provider exactly the chunk: trim the last entry and advance
  * the first rather than pass an sg_offset, which not every provider
@@ -257,22 +290,20 @@ static noinline int mrkit_map_trimmed(struct ib_mr *ibmr,
 	return n;
 }
 
-static __always_inline int mrkit_map_one(struct mrkit_io *io,
-					 struct mrkit_mr *mr,
-					 struct mrkit_chunk *c, u32 psize,
-					 u32 flags)
+/*
+ * Check what the provider mapped (@n entries, from ib_map_mr_sg()) against
+ * the chunk (@nents entries, @bytes), set the iova and make @mr MAPPED.
+ */
+static __always_inline int mrkit_map_check(struct mrkit_io *io,
+					   struct mrkit_mr *mr, int n,
+					   int nents, u64 bytes, u32 flags)
 {
 	struct ib_mr *ibmr = mr->ibmr;
-	int n;
 
-	if (likely(!c->last_len && !c->off))
-		n = ib_map_mr_sg(ibmr, c->sg, c->nents, NULL, psize);
-	else
-		n = mrkit_map_trimmed(ibmr, c, psize);
-	if (n != c->nents || ibmr->length != c->bytes) {
+	if (n != nents || ibmr->length != bytes) {
 		mrkit_pool_err(io->pool,
 			       "provider mapped %d of %d DMA entries (%llu of %llu bytes)\n",
-			       n, c->nents, ibmr->length, c->bytes);
+			       n, nents, ibmr->length, bytes);
 		return n < 0 ? n : -EINVAL;
 	}
 	if (flags & MRKIT_MAP_IOVA_ZERO)
@@ -282,6 +313,20 @@ static __always_inline int mrkit_map_one(struct mrkit_io *io,
 	/* mrkit_io_take() gave it RESERVED, and nothing else holds it. */
 	return mrkit_mr_own_read(mr, MRKIT_MR_RESERVED, MRKIT_MR_RESERVED,
 				 MRKIT_MR_MAPPED);
+}
+
+static __always_inline int mrkit_map_one(struct mrkit_io *io,
+					 struct mrkit_mr *mr,
+					 struct mrkit_chunk *c, u32 psize,
+					 u32 flags)
+{
+	int n;
+
+	if (likely(!c->last_len && !c->off))
+		n = ib_map_mr_sg(mr->ibmr, c->sg, c->nents, NULL, psize);
+	else
+		n = mrkit_map_trimmed(mr->ibmr, c, psize);
+	return mrkit_map_check(io, mr, n, c->nents, c->bytes, flags);
 }
 
 /*
@@ -404,7 +449,8 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
 	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS;
-	int index = 0, dma_nents, ret;
+	int index = 0, dma_nents, ents, ret;
+	u64 bytes;
 
 	ret = mrkit_io_begin_map(io, false);
 	if (ret)
@@ -412,24 +458,36 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	dma_nents = mrkit_map_prepare(io, sgl, nents, flags);
 	if (dma_nents < 0)
 		return dma_nents;
-	ret = mrkit_chunk(sg, 0, dma_nents, pool->pages_per_mr, shift, gaps_ok,
-			  0, &c);
-	if (likely(!ret && c.nents && !c.next_sg)) {
-		/*
-		 * The whole list in one descriptor (most I/Os): no split to
-		 * refuse, and a pool has at least one descriptor.
-		 */
-		mr = mrkit_io_take(io);
-		if (IS_ERR(mr)) {
-			ret = PTR_ERR(mr);
-			goto out_unwind;
-		}
-		mrkit_io_attach(io, mr, tail);
-		ret = mrkit_map_one(io, mr, &c, psize, flags);
-		if (ret)
-			goto out_unwind;
-		goto out_done;
+	/* One entry that one descriptor maps whole: no walk. */
+	ents = 1;
+	bytes = dma_nents == 1 ? mrkit_chunk_one(sg, pool->pages_per_mr,
+						 shift, gaps_ok) : 0;
+	if (!bytes) {
+		ret = mrkit_chunk(sg, 0, dma_nents, pool->pages_per_mr, shift,
+				  gaps_ok, 0, &c);
+		if (unlikely(ret || !c.nents || c.next_sg))
+			goto split;
+		ents = c.nents;
+		bytes = c.bytes;
 	}
+	/*
+	 * The whole list in one descriptor (most I/Os): no split to refuse,
+	 * a pool has at least one descriptor, and the chunk starts and ends
+	 * with the list.
+	 */
+	mr = mrkit_io_take(io);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		goto out_unwind;
+	}
+	mrkit_io_attach(io, mr, tail);
+	ret = ib_map_mr_sg(mr->ibmr, sg, ents, NULL, psize);
+	ret = mrkit_map_check(io, mr, ret, ents, bytes, flags);
+	if (ret)
+		goto out_unwind;
+	goto out_done;
+
+split:
 	for (;;) {
 		if (unlikely(ret || mrkit_chunk_refused(io, &c, flags))) {
 			mrkit_chunk_bad(pool, &c, ret, dma_nents);

@@ -10,7 +10,10 @@
  * shorter than the count given - splits each into chunks with both walks
  * for page lists of 1 to 256 pages, plain and SG_GAPS, and asserts that
  * every chunk is the same: entries, bytes, where and why it ended, where
- * the next one starts, and the errors.
+ * the next one starts, and the errors.  The one-entry case mrkit_io_map()
+ * takes without the walk (mrkit_chunk_one()) is held to the same oracle:
+ * on every one-entry remainder of those lists, and on single entries
+ * built to sit on its edges.
  */
 
 #include <kunit/test.h>
@@ -200,11 +203,31 @@ static void fuzz_fill(struct rnd_state *rnd, struct fuzz_list *l)
 	}
 }
 
+/*
+ * mrkit_chunk_one() on a one-entry list at @sg against the oracle's chunk
+ * of it: the entry's length exactly when the oracle maps the whole entry
+ * in one chunk, else 0.  Returns whether it took the entry.
+ */
+static bool chunk_one_check(struct kunit *test, struct scatterlist *sg,
+			    u32 max, unsigned int shift, bool gaps)
+{
+	struct mrk_oracle_chunk o = {};
+	int ro = mrk_chunk_oracle(sg, 0, 1, max, shift, gaps, 0, &o);
+	bool whole = !ro && o.nents == 1 && !o.next_sg && o.end == ORACLE_ALL;
+	u32 len = mrkit_chunk_one(sg, max, shift, gaps);
+
+	KUNIT_ASSERT_EQ_MSG(test, len, whole ? (u32)o.bytes : 0,
+			    "addr %pad len %u max %u shift %u gaps %d",
+			    &sg_dma_address(sg), sg_dma_len(sg), max, shift,
+			    gaps);
+	return whole;
+}
+
 static void chunk_fuzz_test(struct kunit *test)
 {
 	static const u32 maxes[] = { 1, 2, 3, 8, 32, 256 };
 	struct fuzz_list *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
-	unsigned int iter, chunks = 0, errors = 0;
+	unsigned int iter, chunks = 0, errors = 0, ones = 0;
 	struct rnd_state rnd;
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
@@ -250,6 +273,8 @@ static void chunk_fuzz_test(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, c.last_len, o.last_len);
 			KUNIT_ASSERT_PTR_EQ(test, c.next_sg, o.next_sg);
 			KUNIT_ASSERT_EQ(test, c.next_off, o.next_off);
+			if (!off && left - index == 1)
+				ones += chunk_one_check(test, sg, max, 12, gaps);
 			chunks++;
 			if (!c.nents)
 				break;
@@ -258,14 +283,82 @@ static void chunk_fuzz_test(struct kunit *test)
 			off = c.next_off;
 		}
 	}
-	kunit_info(test, "chunk fuzz: 20000 lists, %u chunks, %u bad lists, all equal to the oracle\n",
-		   chunks, errors);
+	kunit_info(test, "chunk fuzz: 20000 lists, %u chunks, %u bad lists, %u one-entry remainders taken whole, all equal to the oracle\n",
+		   chunks, errors, ones);
 	KUNIT_EXPECT_GT(test, chunks, 20000U);
 	KUNIT_EXPECT_GT(test, errors, 100U);
+	KUNIT_EXPECT_GT(test, ones, 100U);
+}
+
+/*
+ * Single entries on the edges of mrkit_chunk_one(): offsets into the
+ * first page, lengths that end just before, on and just after a page
+ * boundary, exactly one MR's pages and one byte more, lengths far past
+ * any MR (up to 4 GiB - 1), zero length; page lists of 0 to 256 pages,
+ * 4 KiB and 64 KiB pages, plain and SG_GAPS.
+ */
+static void chunk_one_fuzz_test(struct kunit *test)
+{
+	static const u32 maxes[] = { 0, 1, 2, 3, 8, 32, 256 };
+	unsigned int iter, taken = 0, refused = 0;
+	struct scatterlist sg;
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, 0x6f6e6531);
+	for (iter = 0; iter < 50000; iter++) {
+		u32 r = prandom_u32_state(&rnd);
+		u32 max = maxes[r % ARRAY_SIZE(maxes)];
+		unsigned int shift = (r >> 4) & 1 ? 16 : 12;
+		bool gaps = !((r >> 5) % 4);
+		u64 page = 1ULL << shift, addr, len;
+
+		addr = (u64)(prandom_u32_state(&rnd) & 0xfffff) << shift;
+		switch ((r >> 8) % 4) {
+		case 0:		/* page-aligned */
+			break;
+		case 1:		/* one byte before a page boundary */
+			addr += page - 1;
+			break;
+		default:	/* anywhere in the page */
+			addr += prandom_u32_state(&rnd) & (page - 1);
+			break;
+		}
+		switch ((r >> 12) % 8) {
+		case 0:		/* zero length */
+			len = 0;
+			break;
+		case 1:		/* ends just before, on or after a boundary */
+			len = ALIGN(addr + 1, page) - addr +
+			      page * ((r >> 16) % 3) + ((r >> 20) % 3) - 1;
+			break;
+		case 2:		/* one MR's pages, +-1 byte */
+			len = max * page + ((r >> 16) % 3) - 1;
+			break;
+		case 3:		/* far past any MR */
+			len = U32_MAX - ((r >> 16) & 0xfff);
+			break;
+		default:	/* a few pages' worth, any length */
+			len = 1 + prandom_u32_state(&rnd) % (5 * page);
+			break;
+		}
+		len = min_t(u64, len, U32_MAX);
+		sg_init_table(&sg, 1);
+		sg_dma_address(&sg) = addr;
+		sg_dma_len(&sg) = len;
+		if (chunk_one_check(test, &sg, max, shift, gaps))
+			taken++;
+		else
+			refused++;
+	}
+	kunit_info(test, "one-entry chunks: %u taken whole, %u left to the walk, all equal to the oracle\n",
+		   taken, refused);
+	KUNIT_EXPECT_GT(test, taken, 10000U);
+	KUNIT_EXPECT_GT(test, refused, 10000U);
 }
 
 static struct kunit_case chunk_cases[] = {
 	KUNIT_CASE(chunk_fuzz_test),
+	KUNIT_CASE(chunk_one_fuzz_test),
 	{}
 };
 
