@@ -388,8 +388,9 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		  struct ib_send_wr *wr, const struct ib_send_wr **bad_wr)
 {
 	struct mrkit_batch b __uninitialized;
-	struct ib_send_wr *first, **prev;
-	const struct ib_send_wr *bad;
+	/* Both set before each post: no zeroing (see MRKIT_POST_BATCH). */
+	struct ib_send_wr *first __uninitialized, **prev;
+	const struct ib_send_wr *bad __uninitialized;
 	unsigned int count = 0;
 	struct mrkit_mr *pos;
 	int ret;
