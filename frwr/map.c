@@ -546,25 +546,28 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 {
 	int state = mrkit_io_check_mapped(io, "segments");
 	bool hand_out = state == MRKIT_IO_MAPPED;
+	unsigned int nr = io->nr_mrs;
 	struct mrkit_mr *mr;
-	unsigned int i = 0;
 
 	if (state < 0)
 		return state;
-	if (max < io->nr_mrs)
+	if (max < nr)
 		return -ENOSPC;
-	/* The hand-out (mrkit_io_hand_out()) and the segments in one pass. */
-	for (mr = io->mrs; mr; mr = mr->io_next, i++) {
+	/*
+	 * The hand-out (mrkit_io_hand_out()) and the segments in one pass,
+	 * one per descriptor of the list: nr_mrs of them.
+	 */
+	for (mr = io->mrs; mr; mr = mr->io_next, segs++) {
 		const struct ib_mr *ibmr = mr->ibmr;
 
 		if (hand_out)
 			mrkit_mr_hand_out(mr);
-		segs[i].addr = ibmr->iova;
-		segs[i].length = ibmr->length;
-		segs[i].key = mr->key;
-		segs[i].lkey = ibmr->lkey;
+		segs->addr = ibmr->iova;
+		segs->length = ibmr->length;
+		segs->key = mr->key;
+		segs->lkey = ibmr->lkey;
 	}
 	io->state = MRKIT_IO_HANDED_OUT;
-	return i;
+	return nr;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_segs, MRKIT);
