@@ -273,6 +273,14 @@ static __always_inline int mrkit_io_put_all(struct mrkit_io *io,
 	io->mrs = NULL;
 	io->nr_mrs = 0;
 	for (; mr; mr = next) {
+		/*
+		 * Read once for the settle and the put: one that settles to
+		 * MAPPED is not a live registration either way, and a put
+		 * that finds the state changed meanwhile takes the pool's
+		 * out-of-line way.
+		 */
+		bool live;
+
 		next = mr->io_next;
 		mr->io_next = NULL;
 		/* The finisher left the I/O's fence in the owner's word. */
@@ -281,8 +289,10 @@ static __always_inline int mrkit_io_put_all(struct mrkit_io *io,
 			last = mr;
 			continue;
 		}
-		if (settle && mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
-		    !mr->dev_valid)
+		/* Constant @give and @settle: no load where neither asks. */
+		live = (settle || give == MRKIT_GIVE_PUT) &&
+		       mrkit_mr_state(mr) == MRKIT_MR_REGISTERED;
+		if (settle && live && !mr->dev_valid)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);
 		if (unlikely(integrity) && mrkit_mr_enforce_pi(io, mr))
@@ -302,8 +312,7 @@ static __always_inline int mrkit_io_put_all(struct mrkit_io *io,
 		 */
 		if (give == MRKIT_GIVE_RETIRED)
 			__mrkit_mr_put_own(mr);
-		else if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
-			 mr->dev_valid)
+		else if (live && mr->dev_valid)
 			__mrkit_mr_put_valid(mr);
 		else
 			__mrkit_mr_put(mr);
@@ -454,11 +463,13 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 			       !(io->pool->flags & MRKIT_POOL_IO_CACHE) ?
 			       MRKIT_GIVE_RETIRED : MRKIT_GIVE_KEEP;
 		mrkit_io_unmap(io);
-		/* The common case with its own loop: every branch folded. */
+		/* Each with its own loop: every branch folded. */
 		if (give == MRKIT_GIVE_RETIRED)
 			mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false, false);
+		else if (give == MRKIT_GIVE_KEEP)
+			mrkit_io_put_all(io, MRKIT_GIVE_KEEP, false, false);
 		else
-			mrkit_io_put_all(io, give, false, false);
+			mrkit_io_put_all(io, MRKIT_GIVE_PUT, false, false);
 		mrkit_io_notify(io);
 		return;
 	}
