@@ -124,8 +124,11 @@ static __always_inline int mrkit_io_begin_map(struct mrkit_io *io,
 			return mrkit_io_refuse(io, "map", -EBUSY);
 		return mrkit_io_map_refused(io, integrity);
 	}
+	/*
+	 * The state stays IDLE or DONE (the same to every call) until the
+	 * map succeeds (mrkit_io_map_done()) or unwinds (mrkit_io_unwind()).
+	 */
 	io->access = access;
-	io->state = MRKIT_IO_IDLE;
 	io->status = 0;
 	io->remote_inv_done = false;
 	io->post_failed = false;
