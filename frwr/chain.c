@@ -115,22 +115,15 @@ static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * The signaled last WR of one of the I/O's chains.  After a READ chain
- * (IB: plain READs) the sinks are invalidated now; anything else
- * finishes the I/O.
+ * The completion of a READ chain, of a failed chain, or one for an I/O
+ * that is not in flight: mrkit_wc_done() without its common case, out of
+ * line so that the common case saves no registers.
  */
-static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
+static noinline void mrkit_wc_done_other(struct ib_cq *cq, struct ib_wc *wc,
+					 struct mrkit_io *io, u8 state)
 {
-	struct mrkit_io *io = container_of(wc->wr_cqe, struct mrkit_io, cqe);
 	bool ok = wc->status == IB_WC_SUCCESS;
-	u8 state = READ_ONCE(io->state);
 
-	/* The common case first: an invalidation chain that completed. */
-	if (likely(ok && state == MRKIT_IO_INVALIDATING)) {
-		trace_mrkit_wc_inv(cq, wc, io->mrs);
-		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
-		return;
-	}
 	if (state == MRKIT_IO_READING)
 		trace_mrkit_wc_read(cq, wc, io->mrs);
 	else
@@ -151,6 +144,26 @@ static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	mrkit_io_finish(io, ok ? 0 : -EIO,
 			ok ? MRKIT_FIN_RETIRED : MRKIT_FIN_DRAINED);
+}
+
+/*
+ * The signaled last WR of one of the I/O's chains.  After a READ chain
+ * (IB: plain READs) the sinks are invalidated now; anything else
+ * finishes the I/O.
+ */
+static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mrkit_io *io = container_of(wc->wr_cqe, struct mrkit_io, cqe);
+	u8 state = READ_ONCE(io->state);
+
+	/* The common case first: an invalidation chain that completed. */
+	if (likely(wc->status == IB_WC_SUCCESS &&
+		   state == MRKIT_IO_INVALIDATING)) {
+		trace_mrkit_wc_inv(cq, wc, io->mrs);
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+		return;
+	}
+	mrkit_wc_done_other(cq, wc, io, state);
 }
 
 /* An unsignaled LOCAL_INV of @mr's registered key, into @wr. */

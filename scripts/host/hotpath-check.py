@@ -21,12 +21,12 @@ ENTRIES = [
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
 # Out-of-line by design on the taken path: the finish the completion
-# calls, the lazy pool's completion, the invalidation after an IB READ
-# chain, and the map of a chunk that starts or ends inside an entry (a
-# split list).
+# calls, the lazy pool's completion, the completion of a READ chain (or a
+# failed one) and the invalidation after an IB READ chain, and the map of
+# a chunk that starts or ends inside an entry (a split list).
 HOT = {
-    "mrkit_io_finish", "mrkit_io_complete_lazy", "mrkit_io_read_done",
-    "mrkit_map_trimmed",
+    "mrkit_io_finish", "mrkit_io_complete_lazy", "mrkit_wc_done_other",
+    "mrkit_io_read_done", "mrkit_map_trimmed",
 }
 # Reachable only on failures, exhaustion, protection and diagnostics (the
 # pool's out-of-line put, lazy put and keep: where the inline ones meet a
