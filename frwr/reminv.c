@@ -42,6 +42,14 @@
 #include "frwr/io.h"
 #include <trace/events/mrkit.h>
 
+/* mrkit_remote_inv_supported(), @iwarp known (a pool's iwarp). */
+static __always_inline bool mrkit_dev_remote_inv(const struct ib_device *dev,
+						 bool iwarp)
+{
+	return iwarp ||
+	       (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+}
+
 /**
  * mrkit_remote_inv_supported - can a device take remote invalidations?
  * @dev: the device
@@ -58,8 +66,7 @@
  */
 bool mrkit_remote_inv_supported(const struct ib_device *dev)
 {
-	return mrkit_iwarp(dev) ||
-	       (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+	return mrkit_dev_remote_inv(dev, mrkit_iwarp(dev));
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_remote_inv_supported, MRKIT);
 
@@ -121,7 +128,7 @@ int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 		return ret;
 	pool = io->pool;
 	if (READ_ONCE(pool->no_remote_inv) ||
-	    !mrkit_remote_inv_supported(pool->dev))
+	    !mrkit_dev_remote_inv(pool->dev, pool->iwarp))
 		return mrkit_bogus_inv(pool, rkey,
 				       "remote invalidation not negotiated");
 	if (io->state != MRKIT_IO_POSTED || !io->mrs)
