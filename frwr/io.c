@@ -83,7 +83,6 @@ void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
 	io->state = MRKIT_IO_IDLE;
 	io->remote_inv_done = false;
 	io->post_failed = false;
-	io->map_flags = 0;
 	io->tag = 0;
 	io->access = 0;
 	io->nr_wrs = 0;

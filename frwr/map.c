@@ -353,7 +353,6 @@ static int mrkit_map_prepare(struct mrkit_io *io, struct scatterlist *sgl,
 		mrkit_pool_err(pool, "map: a zero-based and a tagged iova at once\n");
 		return -EINVAL;
 	}
-	io->map_flags = flags;
 	if (!(flags & MRKIT_MAP_DMA))
 		return nents;
 	/*

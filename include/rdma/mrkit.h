@@ -414,7 +414,6 @@ struct mrkit_io {
 	u8			state;
 	bool			remote_inv_done;
 	bool			post_failed;	/* a REG_MR may still be queued */
-	u32			map_flags;
 	u32			tag;
 	int			access;
 	u32			nr_wrs;
