@@ -14,7 +14,10 @@
  * limit holds on every provider (siw's map_mr_sg would otherwise take a
  * whole entry), and it checks the
  * provider's answer against the DMA-mapped entry count of the chunk and
- * its byte count - never against a pre-mapping count.
+ * its byte count - never against a pre-mapping count.  A list of one
+ * DMA-mapped entry that one MR takes whole (most small I/Os) skips the
+ * walk: mrkit_chunk_one() decides that from the entry alone, and gives
+ * whatever it does not take to the walk.
  *
  * Nothing is exposed by mapping: rkeys are rotated with ib_inc_rkey()
  * only when mrkit_io_segs() or a post hands the REG_MRs out, so a
