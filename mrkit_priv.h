@@ -122,6 +122,9 @@ enum mrkit_mr_state {
  *	status has not been read yet.
  * @peer_visible: the registration under @inv_key grants the peer access
  *	(a READ chain's sink does only on iWARP).
+ * @ev: the pool's per-I/O events on this descriptor (&enum
+ *	mrkit_pool_event below %MRKIT_EV_MR_NR), modulo 256; see
+ *	mrkit_mr_count().
  * @key: the key of the current registration, rotated at hand-out
  *	(a copy of the MR's rkey that stays readable when the MR is
  *	replaced).
@@ -156,6 +159,7 @@ struct mrkit_mr {
 	bool			chained_inv;
 	bool			pi_unchecked;
 	bool			peer_visible;
+	u8			ev[2];
 	union {
 		struct mrkit_io		*io;
 		struct mrkit_fence	*fence;
@@ -169,12 +173,15 @@ struct mrkit_mr {
 
 /*
  * Event counts of a pool, per CPU: incremented without a shared cache
- * line, summed by mrkit_pool_get_stats().
+ * line, summed by mrkit_pool_get_stats().  The events of every I/O, those
+ * below MRKIT_EV_MR_NR, are counted in the descriptor instead (see
+ * mrkit_mr_count()).
  */
 enum mrkit_pool_event {
 	MRKIT_EV_LOCAL_INV,
 	MRKIT_EV_REMOTE_INV,
-	MRKIT_EV_BOGUS_INV,
+	MRKIT_EV_MR_NR,
+	MRKIT_EV_BOGUS_INV = MRKIT_EV_MR_NR,
 	MRKIT_EV_EXHAUSTED,
 	MRKIT_EV_SIG_CHECKS,
 	MRKIT_EV_SIG_ERRORS,
@@ -279,6 +286,25 @@ struct mrkit_pool {
 	struct dentry		*debugfs;
 	char			name[32];
 };
+
+/*
+ * Count an event of @mr's I/O, by the descriptor's owner: a plain byte
+ * store on the descriptor's own cache line, where this_cpu_inc() would
+ * disable interrupts or preemption on most architectures.  Every 256th
+ * carries into the pool's per-CPU count; mrkit_pool_get_stats() adds
+ * what the descriptors hold.
+ */
+static __always_inline void mrkit_mr_count(struct mrkit_mr *mr,
+					   enum mrkit_pool_event ev)
+{
+	u8 n;
+
+	BUILD_BUG_ON(ARRAY_SIZE(mr->ev) < MRKIT_EV_MR_NR);
+	n = mr->ev[ev] + 1;
+	WRITE_ONCE(mr->ev[ev], n);
+	if (unlikely(!n))
+		this_cpu_add(mr->pool->events->n[ev], 256);
+}
 
 /* Integrity pools allocate struct mrkit_sig_mr descriptors. */
 static inline bool mrkit_pool_integrity(const struct mrkit_pool *pool)
@@ -567,8 +593,8 @@ static inline struct kmem_cache *mrkit_desc_cache(bool integrity)
 }
 
 /*
- * Descriptors come from their own caches: 104-byte objects (integrity
- * ones larger), no rounding.
+ * Descriptors come from their own caches: one cache line each
+ * (integrity ones larger), cache-aligned.
  */
 static inline struct mrkit_mr *mrkit_mr_alloc(int node, bool integrity)
 {

@@ -386,7 +386,7 @@ static __always_inline bool mrkit_io_settle_one(struct mrkit_mr *mr,
 			break;
 		}
 		mr->dev_valid = false;
-		mrkit_count(mr->pool, MRKIT_EV_LOCAL_INV);
+		mrkit_mr_count(mr, MRKIT_EV_LOCAL_INV);
 		/* Nothing can race the owner's store: no state to read back. */
 		if (fin == MRKIT_FIN_RETIRED) {
 			mrkit_mr_own_read(mr, state, MRKIT_MR_INVALIDATING,

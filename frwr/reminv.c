@@ -146,7 +146,7 @@ int mrkit_io_remote_inv(struct mrkit_io *io, u32 rkey)
 		mr->dev_valid = false;
 		trace_mrkit_reminv(mr);
 		io->remote_inv_done = true;
-		mrkit_count(pool, MRKIT_EV_REMOTE_INV);
+		mrkit_mr_count(mr, MRKIT_EV_REMOTE_INV);
 		return 0;
 	}
 	return mrkit_bogus_inv(pool, rkey, "not a live rkey of this I/O");

@@ -15,7 +15,9 @@
  *    nothing;
  *  - lazy pools keep the kept key valid and invalidate it at the next
  *    registration;
- *  - mrkit_pool_destroy() takes back what idle I/Os kept.
+ *  - mrkit_pool_destroy() takes back what idle I/Os kept;
+ *  - the pool's invalidation counts stay exact over many uses of one
+ *    kept descriptor.
  *
  * mrkit_cache_rdma, on rxe and siw: three uses of one I/O on one kept
  * descriptor, the peer writing and reading through each generation's key
@@ -294,9 +296,52 @@ static void cache_destroy_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&mrkit_live_objects), objs);
 }
 
+/*
+ * The invalidation counts live in the descriptors, carried into the pool
+ * every 256: exact across the carry, for one kept descriptor used 300
+ * times each way (a LOCAL_INV, a remote invalidation) and a second
+ * descriptor beside it.
+ */
+static void cache_counts_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = cache_pool(test, fdev->pd, 4, 0);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool_stats st;
+	struct test_io t, u;
+	struct mrkit_seg seg;
+	int i;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	tio_init(&u, pool, MRKIT_PEER_WRITES);
+	for (i = 0; i < 300; i++) {
+		cycle(test, fdev, &t, 1, 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, P),
+						   1, 0), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg, 1), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		KUNIT_ASSERT_TRUE(test, fake_peer_invalidate(fdev, seg.key));
+		KUNIT_ASSERT_EQ(test, mrkit_io_remote_inv(&t.io, seg.key), 0);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		/* Every WR completed: room for the next records. */
+		fdev->nr_recs = 0;
+		fdev->next_complete = 0;
+	}
+	cycle(test, fdev, &u, 1, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 600);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 2U);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.local_inv, 301ULL);
+	KUNIT_EXPECT_EQ(test, st.remote_inv, 300ULL);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
 static struct kunit_case cache_cases[] = {
 	KUNIT_CASE(cache_reuse_test),
 	KUNIT_CASE(cache_remote_inv_test),
+	KUNIT_CASE(cache_counts_test),
 	KUNIT_CASE(cache_flush_test),
 	KUNIT_CASE(cache_lazy_test),
 	KUNIT_CASE(cache_destroy_test),

@@ -325,8 +325,12 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 			goto out_unwind;
 		}
 	}
-	/* Publish the slots before any descriptor can be popped. */
-	WRITE_ONCE(pool->nr_alloc, first + n);
+	/*
+	 * Publish the slots before any descriptor can be popped; pairs with
+	 * smp_load_acquire() in mrkit_pool_get_stats(), which reads the
+	 * descriptors' counts without a lock.
+	 */
+	smp_store_release(&pool->nr_alloc, first + n);
 	for (i = 0; i < n; i++)
 		mrkit_push(pool, pool->descs[first + i]);
 	WRITE_ONCE(pool->low_free, U32_MAX);
@@ -1224,13 +1228,25 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_notify, MRKIT);
  * @st: filled in
  *
  * Context: any.  The fields are read without a lock (the event counts are
- * summed over the CPUs); each is exact when the pool is quiescent.
+ * summed over the CPUs and the descriptors); each is exact when the pool
+ * is quiescent.
  */
 void mrkit_pool_get_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
 {
+	u32 i, n;
 	int cpu;
 
 	memset(st, 0, sizeof(*st));
+	/* Pairs with smp_store_release() in mrkit_pool_add(). */
+	n = smp_load_acquire(&pool->nr_alloc);
+	for (i = 0; i < n; i++) {
+		const struct mrkit_mr *mr = READ_ONCE(pool->descs[i]);
+
+		if (!mr)
+			continue;
+		st->local_inv += READ_ONCE(mr->ev[MRKIT_EV_LOCAL_INV]);
+		st->remote_inv += READ_ONCE(mr->ev[MRKIT_EV_REMOTE_INV]);
+	}
 	for_each_possible_cpu(cpu) {
 		const struct mrkit_pool_events *ev = per_cpu_ptr(pool->events, cpu);
 
