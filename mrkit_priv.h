@@ -82,8 +82,9 @@ static inline bool mrkit_fault(enum mrkit_fault_site site)
  * @MRKIT_MR_REGISTERED: REG_MR handed out for posting; the rkey may be
  *	valid at the device and known to a peer.
  * @MRKIT_MR_INVALIDATING: LOCAL_INV (or READ_WITH_INV) posted.
- * @MRKIT_MR_STALE: a REG_MR or LOCAL_INV on it was flushed or failed: its
- *	registration state is unknown, so it is never reused.
+ * @MRKIT_MR_STALE: a WR on it was flushed or failed (its registration
+ *	state is unknown), or a registration that may be live will never be
+ *	invalidated: it is never reused.
  * @MRKIT_MR_RETIRING: a stale descriptor given back; its MR is being
  *	deregistered and replaced.
  * @MRKIT_MR_CACHED: kept by an idle I/O for its next map
@@ -108,7 +109,9 @@ enum mrkit_mr_state {
  * @ibmr: the provider MR; replaced (never reused) after a flush.
  * @pool: owning pool.
  * @state: &enum mrkit_mr_state; changed only by mrkit_mr_transition(),
- *	mrkit_mr_own() and the pool's get/put.
+ *	mrkit_mr_own(), mrkit_mr_mark_stale(), the start of an invalidation
+ *	chain (frwr/chain.c) and the pool (get, put, keep, growth and
+ *	replacement).
  * @idx: slot in &mrkit_pool.descs.
  * @next_free: free-stack link, meaningful only while %MRKIT_MR_FREE.
  * @dev_valid: the device holds a valid registration under @inv_key (a

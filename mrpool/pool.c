@@ -7,15 +7,17 @@
  * descriptors, each owning one FRWR MR of @pages_per_mr pages, on the
  * device's NUMA node.  Free descriptors sit on a LIFO stack whose head (top
  * index, free count, ABA tag) is one 64-bit word, so mrkit_mr_get() and
- * mrkit_mr_put() are one cmpxchg each: no lock, no allocation, no sleeping,
- * callable from process, softirq and hard-irq context alike.  Descriptor
- * slots are never freed while the pool lives, so a getter that loses a race
- * never touches freed memory.  LIFO reuse keeps descriptors cache-hot.
+ * mrkit_mr_put() change it with one cmpxchg each: no lock, no allocation,
+ * no sleeping, callable from process, softirq and hard-irq context alike.
+ * Descriptor slots are never freed while the pool lives, so a getter that
+ * loses a race never touches freed memory.  LIFO reuse keeps descriptors
+ * cache-hot.
  *
  * Each descriptor carries its own state (&enum mrkit_mr_state).  The
  * owner of a descriptor (whoever got it) drives it through
  * RESERVED -> MAPPED -> REGISTERED -> INVALIDATING -> RESERVED, and puts it
- * back from RESERVED or MAPPED only; mrkit_mr_transition() refuses every
+ * back from RESERVED or MAPPED, or from REGISTERED with a lazily kept key
+ * (mrkit_mr_put_valid()); mrkit_mr_transition() refuses every
  * other change, so a flushed or double-completed WR cannot move a
  * descriptor into a state it was not in.  Where no WR on the descriptor
  * can complete behind its owner - map and hand-out, before the post; the
@@ -30,7 +32,8 @@
  *
  * Nothing on this path writes a shared line but the stack's head: event
  * counts are per CPU, summed when read, and the high-water mark is updated
- * only when a get leaves fewer descriptors free than ever before.  With
+ * only when a get leaves fewer descriptors free than any get since the
+ * pool last grew or replaced a descriptor.  With
  * %MRKIT_POOL_IO_CACHE an owner may keep a descriptor (CACHED) instead of
  * putting it: it stays in use for the counts, and destroy takes it back.
  *
@@ -40,13 +43,13 @@
  * way round).
  *
  * **Recovery**
- * A REG_MR or LOCAL_INV that completes in error (flush included) leaves
- * the MR's registration state unknown, so the completion handler marks the
- * descriptor STALE.  A stale descriptor is never pushed back: when its
- * owner puts it, it moves to RETIRING and the pool's work item deregisters
- * its MR (exactly once) and allocates a replacement into the same slot
- * before pushing it.  If that allocation fails, the slot stays retired
- * until the next work run.
+ * A REG_MR, LOCAL_INV or RDMA READ that completes in error (flush
+ * included) leaves the MR's registration state unknown, so the completion
+ * handler marks the descriptor STALE.  A stale descriptor is never pushed
+ * back: when its owner puts it, it moves to RETIRING and the pool's work
+ * item deregisters its MR (exactly once) and allocates a replacement into
+ * the same slot before pushing it.  If that allocation fails, the slot
+ * stays retired until the next work run.
  *
  * A retired descriptor may carry a fence (&struct mrkit_fence): the owner
  * finished with a registration whose state it cannot know, and waits for
@@ -889,10 +892,10 @@ static void mrkit_mr_retire(struct mrkit_pool *pool, struct mrkit_mr *mr)
  *
  * The counterpart of mrkit_mr_get().  A descriptor with no registration
  * exposed (RESERVED or MAPPED) goes back
- * on the free stack.  A STALE one (a REG_MR or LOCAL_INV on it was flushed
- * or failed) is never reused: its MR is deregistered and replaced in the
- * background.  A descriptor whose rkey may still be valid (REGISTERED or
- * INVALIDATING) is refused: invalidate it first.
+ * on the free stack.  A STALE one (see mrkit_mr_mark_stale()) is never
+ * reused: its MR is deregistered and replaced in the background.  A
+ * descriptor whose rkey may still be valid (REGISTERED or INVALIDATING) is
+ * refused: invalidate it first.
  *
  * Context: any.
  * Return:
@@ -1127,12 +1130,14 @@ void mrkit_mr_stale_done(struct mrkit_mr *mr)
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_stale_done);
 
 /**
- * mrkit_mr_mark_stale - retire a descriptor whose REG or INV failed
+ * mrkit_mr_mark_stale - retire a descriptor that must not be reused
  * @mr: the descriptor, in any owned state
  *
- * Called from completion handlers on a flushed or failed REG_MR or
- * LOCAL_INV.  The descriptor stays with its owner, who puts it back as
- * usual; it is then replaced instead of reused.
+ * Called from completion handlers on a flushed or failed REG_MR,
+ * LOCAL_INV or RDMA READ, and by frwr/ for a registration that may be
+ * live but will never be invalidated (a failed post, an I/O finished or
+ * abandoned with its key live).  The descriptor stays with its owner, who
+ * puts it back as usual; it is then replaced instead of reused.
  *
  * Context: any.
  */
