@@ -78,8 +78,9 @@ struct mrkit_pool_attr {
  * @high_water: the largest @in_use seen.
  * @exhausted: mrkit_mr_get() calls that found no free descriptor.
  * @grown: descriptors added by growth after creation.
- * @stale: descriptors retired after a flushed or failed REG/LOCAL_INV,
- *	and not yet replaced.
+ * @stale: descriptors retired (a work request on them flushed or failed,
+ *	or a key that may be live was left to deregistration) and not yet
+ *	replaced.
  * @stale_replaced: retired descriptors whose MR was deregistered and
  *	replaced by a fresh one.
  * @remote_inv: registrations invalidated by the peer (SEND_WITH_INV).
@@ -200,9 +201,10 @@ enum mrkit_dir {
 
 /**
  * enum mrkit_map_flags - options of mrkit_io_map()
- * @MRKIT_MAP_DMA: mrkit DMA-maps the list (and unmaps it when the I/O is
- *	released); without it the list is already DMA-mapped by the caller
- *	and @nents is the DMA-mapped entry count.
+ * @MRKIT_MAP_DMA: mrkit DMA-maps the list (and unmaps it right before
+ *	done(), or when the I/O is released); without it the list is
+ *	already DMA-mapped by the caller and @nents is the DMA-mapped entry
+ *	count.
  * @MRKIT_MAP_NO_SPLIT: the list must fit one descriptor; -EINVAL if not.
  * @MRKIT_MAP_4K: 4 KiB pages instead of PAGE_SIZE.
  * @MRKIT_MAP_IOVA_ZERO: zero-based iova (each segment starts at 0).
@@ -283,7 +285,8 @@ enum mrkit_pi_flags {
  * struct mrkit_pi - a protection description, free of SCSI and NVMe
  * @op: &enum mrkit_pi_op
  * @flags: &enum mrkit_pi_flags
- * @interval: bytes of data per 8-byte PI tuple (512 or 4096)
+ * @interval: bytes of data per 8-byte PI tuple (a power of two from 512
+ *	to 4096)
  * @ref_tag: reference tag of the first interval
  * @app_tag: application tag
  * @app_tag_mask: bits of @app_tag that are checked
@@ -368,20 +371,23 @@ struct mrkit_fence {
 };
 
 /**
- * typedef mrkit_io_done_t - an I/O's registrations are all invalid
+ * typedef mrkit_io_done_t - an I/O is finished
  * @io: the I/O
  * @status: 0; -EILSEQ when mrkit found a PI error; or a negative errno
  *	when a post or an invalidation failed (the descriptors involved are
  *	retired, never reused)
  *
- * Runs exactly once per posted I/O, and only when no peer can use any
- * rkey the I/O exposed: each was invalidated by a completed LOCAL_INV or
- * by the peer, or its MR was deregistered.  Normally from CQ completion
- * context (or the caller's, when nothing had to be posted); after an
- * error from the pool's work item in process context, once the retired
- * MRs are deregistered - for descriptors parked by a failed post, only
- * after mrkit_pool_qp_drained().  It must not call mrkit_pool_destroy().
- * The memory the I/O registered may be reused now.
+ * Runs exactly once per posted I/O that is not released with
+ * mrkit_io_release().  In a fenced pool it runs only when no peer can use
+ * any rkey the I/O exposed: each was invalidated by a completed LOCAL_INV
+ * or RDMA_READ_WITH_INV or by the peer, or its MR was deregistered.  In a
+ * %MRKIT_POOL_LAZY_INV pool the keys stay valid until each descriptor's
+ * next registration (unless the I/O's post failed).  Normally from CQ
+ * completion context (or the caller's, when nothing had to be posted);
+ * after an error from the pool's work item in process context, once the
+ * retired MRs are deregistered - for descriptors parked by a failed post,
+ * only after mrkit_pool_qp_drained().  It must not call
+ * mrkit_pool_destroy().  The memory the I/O registered may be reused now.
  */
 typedef void (*mrkit_io_done_t)(struct mrkit_io *io, int status);
 
