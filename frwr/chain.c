@@ -2,17 +2,17 @@
 /**
  * DOC: Work-request chains
  *
- * mrkit_io_post() posts, with one ib_post_send(), a LOCAL_INV for every
- * descriptor that still holds a lazily kept registration, then one
- * unsignaled REG_MR per descriptor, then the caller's own WR(s) (a SEND
- * carrying the rkeys, an RDMA op).  The caller's WRs carry the signal.
- * mrkit_io_post_read() does the same with one RDMA READ per descriptor in
- * place of the caller's WRs; on iWARP each is an RDMA_READ_WITH_INV that
- * also invalidates its sink.  mrkit_io_invalidate() posts one LOCAL_INV
- * per live registration.
+ * mrkit_io_post() posts one unsignaled REG_MR per descriptor, each
+ * preceded by a LOCAL_INV when the descriptor still holds a lazily kept
+ * registration, then the caller's own WR(s) (a SEND carrying the rkeys,
+ * an RDMA op).  The caller's WRs carry the signal.  mrkit_io_post_read()
+ * posts the LOCAL_INVs of kept keys first, then the REG_MRs and one RDMA
+ * READ per descriptor in place of the caller's WRs; on iWARP each is an
+ * RDMA_READ_WITH_INV that also invalidates its sink.
+ * mrkit_io_invalidate() posts one LOCAL_INV per live registration.
  *
  * No completion can be mistaken for another's.  The unsignaled WRs on a
- * descriptor - its REG_MR, the LOCAL_INV of a kept key, a READ into it -
+ * descriptor - its REG_MR, a LOCAL_INV of its key, a READ into it -
  * complete on the descriptor's cqe, and only to report a failure, which
  * means the same whichever it was: the registration's state is unknown
  * and the descriptor is retired.  The one signaled WR of a chain - the

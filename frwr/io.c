@@ -39,10 +39,11 @@
  *
  * Serialization: the ULP serializes its calls on an I/O.  While a READ
  * chain is in flight the chain's completion handler owns the I/O and every
- * call returns -EBUSY; the state is read and written with READ_ONCE() and
- * WRITE_ONCE() for that.  Nothing touches the I/O after the ib_post_send()
- * that can lead to its completion, and nothing touches the pool after the
- * put of the I/O's last descriptor (the pool may be being destroyed).
+ * call returns -EBUSY; for that, calls read the state with acquire, and
+ * the chain's last store to it (DONE, mrkit_io_notify()) is a release.
+ * Nothing touches the I/O after the ib_post_send() that can lead to its
+ * completion, and nothing touches the pool after the put of the I/O's last
+ * descriptor (the pool may be being destroyed).
  */
 
 #include <linux/completion.h>
@@ -59,8 +60,8 @@
  * @io: the I/O, usually embedded in the ULP's request
  * @pool: the pool its descriptors come from
  * @dir: who accesses the registered memory (&enum mrkit_dir)
- * @done: called once every rkey of the I/O is invalid again, after
- *	mrkit_io_invalidate(); may be NULL when only the sync variant is used
+ * @done: called once the I/O is finished (&mrkit_io_done_t); may be NULL
+ *	when only the sync variant is used
  *
  * Context: any.
  */
@@ -349,7 +350,7 @@ static void mrkit_io_notify(struct mrkit_io *io)
 	mrkit_io_done_t done = io->done;
 	int status = io->status;
 
-	/* Pairs with READ_ONCE() in mrkit_io_busy(): calls are allowed now. */
+	/* Pairs with the acquire in mrkit_io_busy(): calls are allowed now. */
 	smp_store_release(&io->state, MRKIT_IO_DONE);
 	if (waiter)
 		complete(waiter);

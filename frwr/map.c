@@ -27,8 +27,9 @@
  * **Recovery**
  * Any failure unwinds everything the call did: descriptors go back to
  * the pool, a DMA mapping mrkit made is undone, and the I/O is idle again.
- * An empty pool gives -EAGAIN (growth is already queued); a list that the
- * pool can never cover gives -EINVAL with a message saying why.
+ * An empty pool gives -EAGAIN (below its max_depth, growth is already
+ * queued); a list that the pool can never cover gives -EINVAL with a
+ * message saying why.
  *
  * **Serialization**
  * An I/O belongs to its ULP request: the caller serializes calls on one
@@ -532,9 +533,10 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
  * @max: room in @segs
  *
  * Rotates each descriptor's rkey (ib_inc_rkey(): a descriptor does not
- * repeat an rkey within 256 registrations) and builds its REG_MR.  The
- * rkeys are exposed from now on: the ULP must post the I/O
- * (mrkit_io_post()) and later invalidate it, or release it unposted.
+ * repeat an rkey within 256 registrations); the REG_MRs are built when
+ * the I/O is posted.  The rkeys are exposed from now on: the ULP must post
+ * the I/O (mrkit_io_post()) and later invalidate it, or release it
+ * unposted.
  *
  * Context: any.
  * Return: the number of segments, or:
