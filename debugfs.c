@@ -17,8 +17,8 @@
  * read without locks: each line is a snapshot.
  *
  * Recovery: debugfs failures are ignored (debugfs is optional).
- * Serialization: creation and removal run under the pool's grow_lock
- * owner (create and destroy); reads take nothing.
+ * Serialization: creation and removal run in mrkit_pool_create() and
+ * mrkit_pool_destroy(), outside the pool's grow_lock; reads take nothing.
  */
 
 #include <linux/debugfs.h>
