@@ -2,10 +2,11 @@
 /*
  * The inline half of the pool (mrpool/pool.c): the free stack, and the get
  * and the puts and keep of a descriptor that an I/O takes on every use.
- * frwr/ inlines them so that one I/O's get and put are a cmpxchg each and
- * no call; the exported mrkit_mr_get() and mrkit_mr_put_own() are the same
- * code out of line, and mrkit_mr_put(), mrkit_mr_put_valid() and
- * mrkit_mr_keep() the whole of what their inline common cases do.
+ * frwr/ inlines them so that one I/O's get and put are no call and change
+ * the stack's head with one cmpxchg each; the exported mrkit_mr_get() and
+ * mrkit_mr_put_own() are the same code out of line, and mrkit_mr_put(),
+ * mrkit_mr_put_valid() and mrkit_mr_keep() the whole of what their inline
+ * common cases do.
  * Everything that is not the common case - a dying, empty or starved
  * pool, a descriptor in another state than the common one - is a call
  * into pool.c.  Like the rest of the pool, nothing here knows WRs,
