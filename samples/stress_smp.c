@@ -4,7 +4,8 @@
  * the qemu guest (2 vCPUs, Debian's kernel, booted with slub_debug=FZPU
  * so that a write to freed memory is reported).
  *
- * Normal operation: at load, for @rounds rounds each,
+ * Normal operation: at load, @rounds rounds of the first test below,
+ * @rounds / 10 + 1 of the second and @rounds / 5 + 1 of the third:
  *  - puts during destroy: a pool on the rxe device's PD hands out all
  *    of its descriptors; two kthreads bound to CPU 0 and CPU 1 put half
  *    of them each, released at the same instant, while the main thread
