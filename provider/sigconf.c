@@ -12,7 +12,7 @@
  * responder side), or an RDMA WRITE from it or RDMA READ into it posted by
  * the MR's own QP (the requester side) - in one work request or in two
  * split at a random point, often inside a tuple.  Per case: interval 512 or 4096,
- * 1 to 16 blocks, T10-DIF type 1 or 3, memory guard CRC or IP checksum,
+ * 1 to 16 blocks (1 to 4 of 4096), T10-DIF type 1 or 3, memory guard CRC or IP checksum,
  * the memory domain DIX (tuples in a separate list), interleaved (tuples
  * in the data list) or none, the wire domain T10-DIF (CRC) or none, data
  * and metadata split over two scatterlist entries at random (unaligned)
