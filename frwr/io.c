@@ -544,12 +544,13 @@ static void mrkit_io_count_lazy(struct mrkit_io *io)
  * failed before any REG_MR): the descriptors go back to the pool and a
  * DMA mapping mrkit made is undone.  On an idle I/O of a
  * %MRKIT_POOL_IO_CACHE pool it gives back the descriptors the I/O kept:
- * call it before freeing or re-initializing such an I/O.  An I/O with live rkeys is refused,
- * unless %MRKIT_RELEASE_LAZY says the ULP wants them left valid - but not
- * after a failed mrkit_io_post(), whose REG_MRs may still be queued: such
- * an I/O is invalidated (mrkit_io_invalidate()).  So is one holding a
- * retired descriptor whose key may still be valid.  The I/O is idle again
- * afterwards.
+ * call it before freeing or re-initializing such an I/O.  An I/O with
+ * live rkeys is refused, unless %MRKIT_RELEASE_LAZY says the ULP wants
+ * them left valid - but not after a failed mrkit_io_post(), whose REG_MRs
+ * may still be queued: such an I/O must be invalidated
+ * (mrkit_io_invalidate()).  Without %MRKIT_RELEASE_LAZY, so must one
+ * holding a retired descriptor whose key may still be valid; with it, that
+ * descriptor's MR is deregistered.  The I/O is idle again afterwards.
  *
  * Context: any.
  * Return:
