@@ -37,10 +37,11 @@ enum mrkit_fault_site {
 #if IS_ENABLED(CONFIG_MRKIT_KUNIT_TEST)
 /*
  * Locked read-modify-write operations mrkit performed (make bench's
- * ATOMICS lines); every atomic RMW in mrkit is annotated with mrkit_rmw(),
- * counted only in builds with CONFIG_MRKIT_COUNT_RMW (the sanitizer KUnit
- * build), never in the build the benchmark times.  A plain counter: the
- * counting test reads it from one thread on UML.
+ * ATOMICS lines); every atomic RMW on mrkit's error-free I/O path is
+ * annotated with mrkit_rmw(), counted only in builds with
+ * CONFIG_MRKIT_COUNT_RMW (the sanitizer KUnit build), never in the build
+ * the benchmark times.  A plain counter: the counting test reads it from
+ * one thread on UML.
  */
 extern unsigned long mrkit_rmw_ops;
 extern atomic_t mrkit_live_objects;
