@@ -4,10 +4,9 @@
  *
  * Descriptor events carry the MR's restrack id (mr.id) and completion
  * events the send CQ's (cq.id), as rdma_core's own events do, so traces of
- * mrkit, the ULP and the core line up.  The cq.id is stored in the
- * descriptor when its WRs are posted, so completion handlers trace from
- * wr_cqe alone.  Arguments are pointers: nothing is computed unless the
- * event is enabled.
+ * mrkit, the ULP and the core line up.  The cq.id is read from the CQ the
+ * completion handler is called with.  Arguments are pointers: nothing is
+ * computed unless the event is enabled.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM mrkit
@@ -193,7 +192,7 @@ TRACE_EVENT(mrkit_map,
 		      __entry->nents, __entry->segs, __entry->pages,
 		      __entry->iova, __entry->length, __entry->rkey));
 
-/* The DMA mapping mrkit made for an I/O is undone: its fence has fallen. */
+/* The DMA mapping mrkit made for an I/O is undone. */
 TRACE_EVENT(mrkit_unmap,
 	    TP_PROTO(const struct mrkit_pool *pool, int nents),
 	    TP_ARGS(pool, nents),
