@@ -549,7 +549,10 @@ static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)
 	return atomic_read(&mr->state);
 }
 
-/* Every object mrkit allocates itself goes through these two pairs. */
+/*
+ * Every object mrkit allocates itself, but a pool's per-CPU event counts,
+ * goes through the three pairs below.
+ */
 static inline void *mrkit_zalloc(enum mrkit_fault_site site, size_t size,
 				 int node)
 {
