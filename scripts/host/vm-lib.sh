@@ -10,9 +10,9 @@
 # sockets).  What runs share - the stock kernel image, mrkit.ko, siw.ko,
 # fio, the packages unpacked for the guests, the converted ULPs - is a
 # cache entry $cache/vm/KIND/KEY (vm_cached): KEY is a hash of what the
-# entry is made from, it is made once under a lock and renamed into place
-# whole, and it never changes after; two checkouts building different
-# sources get different entries.
+# entry is made from (the stock kernel image's is its release), it is made
+# once under a lock and renamed into place whole, and it never changes
+# after; two checkouts building different sources get different entries.
 #   vm_env                 sets proj cache kdir abi kmods vmlinuz out
 #                          scratch; checks qemu & co; the stock kernel image
 #   vm_env_build           sets proj cache kdir abi out scratch: enough for
@@ -78,8 +78,9 @@ vm_env() {
 # made once by FUNC DIR ARG... into a new directory DIR that is renamed to
 # the entry when FUNC succeeds, under KIND's lock (another checkout that
 # wants the same entry waits, then finds it).  An entry is never changed
-# once it exists: KEY is a hash of everything it is made from.  Prints the
-# entry's path; entries of KIND unused for 14 days go when one is made.
+# once it exists: KEY is a hash of everything it is made from (or, for the
+# stock kernel image, its release).  Prints the entry's path; entries of
+# KIND unused for 14 days go when one is made.
 vm_cached() {
 	local kind=$1 key=$2 fn=$3 dir=$cache/vm/$1 tmp
 	shift 3
