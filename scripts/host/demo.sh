@@ -6,9 +6,9 @@
 # at build time (scripts/host/splice.py), against the kernel's nvmet-rdma
 # target on a RAM-backed namespace, in a qemu guest running Debian's own
 # kernel, over rxe (RoCE) and siw (iWARP): fio verify=crc32c (256 MiB of
-# random writes, 512 B..1 MiB, then a read-back pass), the same with
-# Debian's stock nvme-rdma.ko, and faults under load for both drivers (the
-# target's port removed and re-added, the controller deleted).  Prints the
+# random writes, 512 B..1 MiB, then a read-back pass), and faults under
+# load for the mrkit driver and Debian's stock nvme-rdma.ko (the target's
+# port removed and re-added, the controller deleted).  Prints the
 # VERIFY / FAULT / LOC report (scripts/mrkit_report/nvme.py); exits 0 only if
 # every number says so.  (The scripted sample initiator, samples/
 # nvme_demo.c, still runs in make check: scripts/host/vm-samples.sh demo.)
