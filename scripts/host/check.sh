@@ -20,7 +20,7 @@
 #     mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
 #     and the NVMe/RDMA demo over rxe and siw, without target-side
 #     invalidation, and with the target's port removed mid-I/O
-#     (scripts/host/vm-samples.sh), the two-CPU pool benchmark with a
+#     (scripts/host/vm-samples.sh), the two-CPU benchmarks (W1, W3) with a
 #     tiny count, and the two-CPU stress of the pool's races;
 #     nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit
 #     (built at build time from linux-source-6.1), each over rxe and siw
