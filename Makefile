@@ -19,7 +19,8 @@
 #   make demo     the kernel's ULPs converted to mrkit, under fio verify
 #                 and faults against the kernel's targets in a VM running
 #                 Debian's kernel
-#   make bench    mrkit against the hand-rolled paths (UML and the VM),
+#   make bench    mrkit against what a ULP would otherwise use (ib_mr_pool,
+#                 ib_map_mr_sg, nvme-rdma's path; UML and the VM),
 #                 then the converted ULPs against the stock ones (A/B);
 #                 writes .check/bench-results.json
 #   make bench-table
