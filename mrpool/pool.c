@@ -1208,8 +1208,9 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_wait, MRKIT);
 /**
  * mrkit_pool_set_notify - run a callback when a starved pool refills
  * @pool: the pool
- * @notify: called once after each mrkit_mr_get() that returned -EAGAIN,
- *	when a descriptor comes back; NULL disables it
+ * @notify: called when a descriptor comes back to (or is added to) a pool
+ *	that a get or mrkit_pool_wait() found empty, once per such
+ *	starvation; NULL disables it
  * @ctx: its argument
  *
  * @notify runs in the context of the put (possibly a CQ callback or hard
