@@ -690,8 +690,9 @@ static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
  *
  * With the fence (the default): mrkit_io_invalidate(), so @io's done
  * callback runs only once every rkey it exposed is invalid.  In a
- * %MRKIT_POOL_LAZY_INV pool: the descriptors go back with their rkeys
- * still valid and done runs before this returns, with -EILSEQ if mrkit
+ * %MRKIT_POOL_LAZY_INV pool: the descriptors go back (in a
+ * %MRKIT_POOL_IO_CACHE pool, stay with the I/O) with their rkeys still
+ * valid and done runs before this returns, with -EILSEQ if mrkit
  * found a PI error, else 0 - except after a failed mrkit_io_post(), whose
  * REG_MRs may still sit in the send queue: then the I/O is invalidated as
  * in a fenced pool.
