@@ -539,10 +539,22 @@ enum mrkit_io_state {
 	MRKIT_IO_HANDED_OUT,	/* rkeys given to the ULP, not posted */
 	MRKIT_IO_POSTED,	/* REG_MRs posted (some may have failed) */
 	MRKIT_IO_READING,	/* REG_MR + RDMA READ chain in flight */
+	MRKIT_IO_READ_INVALIDATING, /* that chain's sinks' LOCAL_INVs (IB) */
 	MRKIT_IO_INVALIDATING,	/* the invalidation chain is posted */
 	MRKIT_IO_FENCING,	/* finished; done() waits for deregistrations */
 	MRKIT_IO_DONE,
 };
+
+/*
+ * A READ chain is in flight, or the LOCAL_INVs that invalidate its sinks
+ * after it (not on iWARP): the chain owns the I/O until done() and every
+ * other call is refused with -EBUSY.
+ */
+static __always_inline bool mrkit_io_state_reading(u8 state)
+{
+	BUILD_BUG_ON(MRKIT_IO_READING + 1 != MRKIT_IO_READ_INVALIDATING);
+	return (u8)(state - MRKIT_IO_READING) <= 1;
+}
 
 static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)
 {

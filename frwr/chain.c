@@ -50,7 +50,8 @@
 #include "frwr/io.h"
 #include <trace/events/mrkit.h>
 
-static inline int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
+static inline int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp,
+				    u8 inv_state);
 
 /*
  * An IB READ chain completed: its sinks are invalidated now.  Out of line,
@@ -59,7 +60,7 @@ static inline int mrkit_io_post_inv(struct mrkit_io *io, struct ib_qp *qp);
  */
 static noinline void mrkit_io_read_done(struct mrkit_io *io)
 {
-	mrkit_io_post_inv(io, io->qp);
+	mrkit_io_post_inv(io, io->qp, MRKIT_IO_READ_INVALIDATING);
 }
 
 /*
@@ -128,7 +129,7 @@ static noinline void mrkit_wc_done_other(struct ib_cq *cq, struct ib_wc *wc,
 		trace_mrkit_wc_read(cq, wc, io->mrs);
 	else
 		trace_mrkit_wc_inv(cq, wc, io->mrs);
-	if (state != MRKIT_IO_READING && state != MRKIT_IO_INVALIDATING) {
+	if (!mrkit_io_state_reading(state) && state != MRKIT_IO_INVALIDATING) {
 		mrkit_pool_err(io->pool,
 			       "completion for an I/O that is not in flight (state %u); ignored\n",
 			       state);
@@ -686,10 +687,13 @@ static __always_inline bool mrkit_io_post_invs(struct mrkit_io *io,
  * LOCAL_INV: a descriptor's state is read once, so a flush that marks one
  * STALE meanwhile (on another CPU) cannot make the chain disagree with
  * what was counted.  Batches of MRKIT_POST_BATCH are posted as they fill,
- * unsignaled; the last WR of the last batch is signaled.
+ * unsignaled; the last WR of the last batch is signaled.  The I/O's state
+ * becomes @inv_state with the first LOCAL_INV: %MRKIT_IO_INVALIDATING, or
+ * %MRKIT_IO_READ_INVALIDATING for a READ chain's sinks, which keeps every
+ * other call refused with -EBUSY until done().
  */
 static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
-					     struct ib_qp *qp)
+					     struct ib_qp *qp, u8 inv_state)
 {
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
 	struct ib_send_wr *wr = inv, *last = NULL;
@@ -720,7 +724,7 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		}
 		if (!count++) {
 			io->qp = qp;
-			WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
+			WRITE_ONCE(io->state, inv_state);
 		}
 		mrkit_build_inv(mr, wr);
 		if (last)
@@ -779,7 +783,7 @@ int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp)
 
 	if (ret)
 		return ret;
-	return mrkit_io_post_inv(io, qp);
+	return mrkit_io_post_inv(io, qp, MRKIT_IO_INVALIDATING);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate, MRKIT);
 
@@ -814,7 +818,7 @@ int mrkit_io_invalidate_sync(struct mrkit_io *io, struct ib_qp *qp)
 	if (ret)
 		return ret;
 	io->waiter = &done;
-	mrkit_io_post_inv(io, qp);
+	mrkit_io_post_inv(io, qp, MRKIT_IO_INVALIDATING);
 	wait_for_completion(&done);
 	io->waiter = NULL;
 	return io->status;

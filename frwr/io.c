@@ -610,7 +610,7 @@ static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
 	if (!io || !io->mrs)
 		return;
 	/* Pairs with the release in mrkit_io_notify(). */
-	if (smp_load_acquire(&io->state) == MRKIT_IO_READING) {
+	if (mrkit_io_state_reading(smp_load_acquire(&io->state))) {
 		mrkit_pool_err(io->pool,
 			       "release of held descriptors: an RDMA READ chain is in flight; drain the QP first\n");
 		return;

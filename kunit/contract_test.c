@@ -277,7 +277,32 @@ static void contract_fence_sync_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
 }
 
-/* Every call but the completion is refused while READs fly. */
+/* Every call on @t is refused with -EBUSY and posts nothing. */
+static void read_busy_checks(struct kunit *test, struct fake_dev *fdev,
+			     struct test_io *t, struct scatterlist *sg)
+{
+	unsigned int base = fdev->nr_recs;
+	struct mrkit_pi_result res;
+
+	KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t->io, fdev->qp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t->io, fdev->qp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t->io, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t->io, MRKIT_RELEASE_LAZY),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t->io, 0x1234), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_set_access(&t->io, IB_ACCESS_LOCAL_WRITE),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_set_tag(&t->io, 7), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t->io, sg, 1, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t->io, &res), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
+	KUNIT_EXPECT_EQ(test, t->rec.calls, 0);
+}
+
+/*
+ * Every call but the completion is refused while READs fly, and on IB
+ * while the sinks' LOCAL_INVs that follow them fly too: until done().
+ */
 static void contract_read_busy_test(struct kunit *test)
 {
 	static const struct fake_dev_attr ib = {}, iw = { .iwarp = true };
@@ -295,22 +320,27 @@ static void contract_read_busy_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp,
 							 0x1000, 5), 0);
 		base = fdev->nr_recs;
-		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), -EBUSY);
-		KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), -EBUSY);
-		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), -EBUSY);
-		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, MRKIT_RELEASE_LAZY),
-				-EBUSY);
-		KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, 0x1234), -EBUSY);
-		KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
-		KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+		read_busy_checks(test, fdev, &t, sg);
 		KUNIT_EXPECT_EQ(test, in_use(pool), 2U);
-		/* The data comes in; done runs once, after the sinks died. */
-		fake_complete(fdev, IB_WC_SUCCESS, 64);
-		fake_complete(fdev, IB_WC_SUCCESS, 64);
+		/* The data comes in: the READ chain's WRs complete. */
+		KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_SUCCESS, base),
+				1U);
+		if (!attrs[a]->iwarp) {
+			/* IB: the sinks' LOCAL_INVs are in flight now. */
+			KUNIT_EXPECT_EQ(test, fake_count(fdev, base,
+							 IB_WR_LOCAL_INV), 2U);
+			read_busy_checks(test, fdev, &t, sg);
+			KUNIT_EXPECT_EQ(test, in_use(pool), 2U);
+			fake_complete(fdev, IB_WC_SUCCESS, 64);
+		}
+		/* done runs once, after the sinks died. */
 		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
 		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 		KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+		/* Calls are allowed again: the I/O maps. */
+		KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 2);
+		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	}
 }
 

@@ -435,7 +435,7 @@ int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res)
 	enum mrkit_io_state state = smp_load_acquire(&io->state);
 	struct mrkit_mr *mr;
 
-	if (unlikely(state == MRKIT_IO_READING ||
+	if (unlikely(mrkit_io_state_reading(state) ||
 		     state == MRKIT_IO_INVALIDATING ||
 		     state == MRKIT_IO_FENCING))
 		return mrkit_io_refuse(io, "signature check", -EBUSY);
