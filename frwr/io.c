@@ -606,6 +606,7 @@ static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
 	struct mrkit_io *io = READ_ONCE(mr->io);
 	unsigned int *released = ctx;
 	struct mrkit_mr *m;
+	int ret;
 
 	if (!io || !io->mrs)
 		return;
@@ -615,9 +616,13 @@ static void mrkit_io_abandon(struct mrkit_mr *mr, void *ctx)
 			       "release of held descriptors: an RDMA READ chain is in flight; drain the QP first\n");
 		return;
 	}
-	(*released)++;
-	if (mrkit_io_release(io, MRKIT_RELEASE_LAZY) != -EBUSY)
+	ret = mrkit_io_release(io, MRKIT_RELEASE_LAZY);
+	if (ret != -EBUSY) {
+		/* Released; or refused, with a message, and left alone. */
+		*released += !ret;
 		return;
+	}
+	(*released)++;
 	for (m = io->mrs; m; m = m->io_next) {
 		if (mrkit_mr_state(m) != MRKIT_MR_REGISTERED || !m->dev_valid)
 			continue;

@@ -11,6 +11,7 @@
  *  - mrkit_pool_release_held() gives back, after the drain, what I/Os an
  *    error path abandoned hold (mapped, posted, a failed post), keeping
  *    lazy keys until destroy and retiring keys a failed post left live;
+ *    an I/O whose invalidation is still in flight is left alone;
  *  - mrkit_pool_wait() sleepers across a destroy: woken with -ENODEV,
  *    and the pool is not freed under them (with and without descriptors
  *    outstanding);
@@ -188,6 +189,37 @@ static void lifetime_release_held_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, posted[1].key));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&mrkit_live_objects), objs);
+}
+
+/*
+ * mrkit_pool_release_held() called while an I/O's invalidation chain is
+ * still in flight (no drain yet): the I/O is refused, counted as nothing
+ * released however many descriptors it holds, and left alone - its chain
+ * completes and done() runs once, with every descriptor back.
+ */
+static void lifetime_release_held_inflight_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool *pool = plain_pool(test, fdev, 8);
+	struct test_io t;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x100000, 12 * P),
+					   1, 0), 2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_release_held(pool), 0U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 2U);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_release_held(pool), 0U);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_destroy_timeout(pool, HZ), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 0);
 }
 
 struct waiter {
@@ -377,6 +409,7 @@ static void lifetime_unmap_after_fence_test(struct kunit *test)
 static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(lifetime_destroy_waits_test),
 	KUNIT_CASE(lifetime_release_held_test),
+	KUNIT_CASE(lifetime_release_held_inflight_test),
 	KUNIT_CASE(lifetime_wait_destroy_test),
 	KUNIT_CASE(lifetime_done_before_alloc_test),
 	KUNIT_CASE(lifetime_unmap_after_fence_test),
