@@ -21,8 +21,9 @@
  *
  * mrkit_cache_rdma, on rxe and siw: three uses of one I/O on one kept
  * descriptor, the peer writing and reading through each generation's key
- * (bytes compared), every earlier key dead; then the QP dies with a key
- * live: done() once its MR is gone, and the next use gets a fresh MR.
+ * (bytes compared); then the QP dies with a key live: done() runs once,
+ * with an error, and the I/O keeps nothing; every key of every use is
+ * dead.
  */
 
 #include <kunit/test.h>
