@@ -10,9 +10,11 @@
 #   mrkit_mode=check  mrkit driver: a short verify run and its read-back,
 #                     the target portal removed and re-added under load
 #                     (iser_drv, or each driver of mrkit_drivers)
-#   mrkit_mode=demo   verify runs: 256 MiB for mrkit, 64 MiB for mrkit with
-#                     the fence and for stock; logout+login and the portal
-#                     fault under load (mrkit, or iser_drv)
+#   mrkit_mode=demo   verify runs: 256 MiB for mrkit, 32 MiB for mrkit
+#                     with the fence and for stock (iser_verify and
+#                     iser_verify_other from scripts/host/ulp-iser.sh);
+#                     logout+login and the portal fault under load
+#                     (mrkit, or iser_drv)
 #   mrkit_mode=pi     (over rxe-pi) T10-PI end to end: the RAM LUN with
 #                     DIF type 1 protection information, the TPG with
 #                     t10_pi, ib_iser with pi_enable=1; for both drivers,
@@ -21,9 +23,10 @@
 #                     its read-back, and single writes and reads sent
 #                     corrupt by rdma_rxe_pi, which must fail
 #   mrkit_mode=bench  A/B: sequential 512 KiB write and read, 4 KiB random
-#                     read; stock, mrkit, mrkit+fence interleaved, twice
-# Sizes arrive as iser_verify, iser_fault, iser_pi_mib (MiB), iser_ab_secs,
-# iser_ab_rounds, iser_faults.
+#                     read; stock, mrkit, mrkit+fence interleaved, the
+#                     order reversed from round to round (iser_ab_rounds)
+# Sizes arrive as iser_verify, iser_verify_other, iser_fault, iser_pi_mib
+# (MiB), iser_ab_secs, iser_ab_rounds, iser_faults.
 # Facts go to the console as "MRKIT-VM ISER ..." lines and fio's JSON;
 # scripts/mrkit_report/iser.py turns them into VERIFY/FAULT/AB/PI/PIERR
 # lines.

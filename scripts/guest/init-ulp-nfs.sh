@@ -27,7 +27,8 @@
 #                     verify and read-back; then, for both modules, the
 #                     nfsd restart under load and an umount right after I/O
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit module
-#                     interleaved (stock, mrkit, stock, mrkit, ...; 4 rounds)
+#                     interleaved (stock, mrkit, stock, mrkit, ...:
+#                     mrkit_ab_rounds rounds of mrkit_ab_secs s per job)
 #   mrkit_nfs3=DRIVER:MIB,...  then, over NFSv3, the verify run (direct,
 #                     buffered, read-back) for each DRIVER with MIB per job
 # Facts go to the console as "MRKIT-VM NFS ..." lines and fio's JSON;

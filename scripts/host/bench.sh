@@ -34,7 +34,8 @@
 # BENCH_ITERS (operations per implementation and figure, default 100000)
 # makes runs short; BENCH_PARTS (default "uml vm ab") picks the parts
 # (a part left out is read from the last run's log); BENCH_FILTER (a KUnit
-# suite glob, default all) skips the verdict when set.
+# suite glob, default mrkit*: all) runs fewer suites, and then neither the
+# verdict nor linux-source-6.12's builds.
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)

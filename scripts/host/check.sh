@@ -6,7 +6,8 @@
 #  2. static checks against the 6.1 and the 6.12 tree, the report
 #     parsers' unit tests, the process-word check, the ULPs as patch
 #     series and the out-of-tree build against 6.1 and 6.12
-#     (scripts/host/static.sh)
+#     (scripts/host/static.sh); then the cross build for arm64 with W=1
+#     and sparse (scripts/host/cross-arm64.sh)
 #  3. KUnit under UML in a KASAN/lockdep/UBSAN build, with W=1 and sparse
 #     over mrkit and its tests (scripts/host/kunit.sh debug); failures, skips,
 #     missing suites and kernel splats all fail the run.  The same suites
@@ -18,8 +19,8 @@
 #  4. what the guests share, built once (scripts/host/vm-prep.sh); then two
 #     lanes of single-guest scenarios side by side:
 #     mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
-#     and the NVMe/RDMA demo over rxe and siw, without target-side
-#     invalidation, and with the target's port removed mid-I/O
+#     and the NVMe/RDMA demo over rxe and siw, over rxe also without
+#     target-side invalidation, and with the target's port removed mid-I/O
 #     (scripts/host/vm-samples.sh), the two-CPU benchmarks (W1, W3) with a
 #     tiny count, and the two-CPU stress of the pool's races;
 #     nvme-rdma, ib_iser and rpcrdma with their registration code on mrkit

@@ -9,11 +9,12 @@
 #   vm-samples.sh load
 #                   load mrkit.ko into the stock kernel, check its exports
 #                   are in the MRKIT namespace, unload it, check dmesg
-#   vm-samples.sh bench [iters]
+#   vm-samples.sh bench
 #                   W1's contention variant: mrkit_bench_smp on rxe with
 #                   get on vCPU 0 and put on vCPU 1 (multi-threaded TCG)
 #                   and W3's SMP variant: mrkit_bench_w3_smp, the full
-#                   registration cycle on rxe, same CPU and cross CPU
+#                   registration cycle on rxe, same CPU and cross CPU;
+#                   their count from BENCH_SMP_ITERS (default 100000)
 #   vm-samples.sh stress
 #                   mrkit_stress_smp: the two-CPU races (puts
 #                   after destroy, growth under contention), booted with
