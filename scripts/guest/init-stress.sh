@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest /init: mrkit_stress_smp, the pool's races that need two CPUs
-# (puts racing after destroy, growth under contention), on an rxe device,
+# (puts racing with destroy, growth under contention, a sleeper in
+# mrkit_pool_wait() across a destroy), on an rxe device,
 # Debian's kernel booted with slub_debug=FZPU: any write to freed memory
 # is reported by SLUB and fails the run, as does any other splat.
 . /base-lib.sh

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # Sourced by the scripts that build the UML kernel from the shared tree
-# (kunit.sh, bench.sh): uml_lock TREE takes the tree's lock for the rest of
+# (kunit.sh, bench.sh, icount.sh), and by cross-arm64.sh while it
+# prepares its arm64 tree from the same tree: uml_lock TREE takes the tree's lock for the rest of
 # the calling script and points the tree's mrkit drop-in at this checkout.
 # Two checkouts on one machine then take turns instead of building each
 # other's sources into one build directory, and a build directory never

@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 #
 # The host side of the qemu scenarios, sourced by scripts/host/vm-samples.sh,
-# vm-ulp.sh, vm-pair.sh and vm-prep.sh (bash, set -euo pipefail), and by
-# patches.sh for mrkit's build.
+# vm-ulp.sh, vm-pair.sh, vm-rxe-pi.sh, vm-prep.sh and dkms-check.sh (bash,
+# set -euo pipefail), and by patches.sh for mrkit's build.
 #
 # What a run makes for itself (initramfs trees and images, logs, sockets)
 # is the checkout's own: .check/ (and a fresh /tmp directory for a pair's
@@ -46,8 +46,8 @@
 #                          modules MODS, mrkit.ko, siw.ko, the guest
 #                          libraries, INIT as /init
 #   vm_ulp_root ROOT MK ULPDIR INIT SIW MODS BINS
-#                          the tree of a ULP guest's initramfs (ulp.sh,
-#                          pair.sh)
+#                          the tree of a ULP guest's initramfs (vm-ulp.sh,
+#                          vm-pair.sh)
 #   vm_fio                 Debian's fio and its library closure (for a
 #                          read-only 9p share): prints the directory
 #   vm_debs PKGS F...      files F of Debian packages PKGS (unpacked, never

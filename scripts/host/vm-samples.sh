@@ -17,7 +17,8 @@
 #                   their count from BENCH_SMP_ITERS (default 100000)
 #   vm-samples.sh stress
 #                   mrkit_stress_smp: the two-CPU races (puts
-#                   after destroy, growth under contention), booted with
+#                   during destroy, growth under contention, a sleeper
+#                   in mrkit_pool_wait() across a destroy), booted with
 #                   slub_debug=FZPU so a write to freed memory is reported
 #   vm-samples.sh demo rxe|siw [noinv|plusnoinv|portdown]
 #                   the kernel's nvmet-rdma target on a RAM namespace and
