@@ -12,8 +12,8 @@
  * memory domain of SCSI DIX), so the engine agrees with the block layer.
  *
  * The fake device emulates an integrity HCA with it, and the signature
- * suites check it against fixed vectors and against the kernel's own
- * guard functions.
+ * suite checks it against fixed vectors (and crc_t10dif() against the
+ * CRC's standard check value).
  *
  * Recovery: none; bad arguments give -EINVAL.  Serialization: none
  * needed, it only reads and writes the caller's buffers.
