@@ -23,6 +23,7 @@
  */
 
 #include <kunit/resource.h>
+#include <kunit/test-bug.h>
 #include <linux/slab.h>
 #include <linux/t10-pi.h>
 #include <rdma/ib_verbs.h>
@@ -683,7 +684,11 @@ err_dev:
 static void fake_res_free(struct kunit_resource *res)
 {
 	struct fake_dev *fdev = res->data;
+	int alive = atomic_read(&fdev->mrs_alive);
 
+	if (alive)
+		kunit_fail_current_test("%d MRs of the fake device alive at its teardown",
+					alive);
 	kfree(fdev->qp->send_cq);
 	kfree(fdev->qp);
 	ib_dealloc_pd(fdev->pd);
