@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest /init: make bench's two-CPU benchmarks on an rxe device on a dummy
 # netdev, two vCPUs.  W1 (mrkit_bench_smp): pool get+put against
 # ib_mr_pool, across CPUs and on one.  W3 (mrkit_bench_w3_smp): the full
