@@ -8,8 +8,8 @@
 # the stock driver beside mrkit's (scripts/mrkit_report/faults.py).  FAULTS_ULPS
 # and FAULTS_TRANSPORTS narrow it down; FAULTS_MODE=check runs the short
 # schedule.  Then the same on Debian's 6.12 kernel for FAULTS_612_ULPS
-# (default nvme iser nfs srp; empty skips it) over FAULTS_612_TRANSPORTS
-# (default siw).
+# (default nvme iser nfs; srp when named; empty skips it) over
+# FAULTS_612_TRANSPORTS (default siw).
 set -euo pipefail
 
 proj=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,14 +32,18 @@ for ulp in $ulps; do
 	done
 done
 # Both guests on Debian's 6.12 kernel, the ULPs from linux-source-6.12:
-# FAULTS_612_ULPS (default nvme iser nfs srp) over FAULTS_612_TRANSPORTS (default siw:
+# FAULTS_612_ULPS (default nvme iser nfs) over FAULTS_612_TRANSPORTS (default siw:
 # 6.12's rxe completer warns when a lost packet breaks its read-response
 # sequence check, COMPST_ERROR with no error status, whatever the ULP),
 # the same schedule; its FAULT2 lines end with
-# kernel=6.12, and its steps get their own verdict table.
+# kernel=6.12, and its steps get their own verdict table.  srp runs only
+# when named (FAULTS_612_ULPS=srp): ib_srpt sends a zero-length RDMA Write
+# the moment siw reports a connection established, and siw's initiator on
+# 6.12 often finds it behind the MPA reply and resets the connection, so
+# ib_srp's logins and reconnects fail at random.
 all612=$proj/.check/faults-$mode-6.12.out
 : > "$all612"
-for ulp in ${FAULTS_612_ULPS-nvme iser nfs srp}; do
+for ulp in ${FAULTS_612_ULPS-nvme iser nfs}; do
 	for t in ${FAULTS_612_TRANSPORTS:-siw}; do
 		echo "=== faults: $ulp over $t ($mode, Debian's 6.12 kernel)" | tee -a "$all612"
 		MRKIT_KERNEL=6.12 "$proj/scripts/host/vm-pair.sh" "$ulp" "$t" "$mode" |
