@@ -340,16 +340,40 @@ pair_step() {	# driver fault
 
 # pair_target_up ADDR MOD...: the target's start: the wire (pair_net),
 # warnings and worse on the console (the host counts splats there), the
-# modules MOD, and the host's disk /dev/vda.
+# stacks of hung tasks too (pair_hung_watch), the modules MOD, and the
+# host's disk /dev/vda.
 pair_target_up() {
 	local m a=$1
 	shift
 	pair_net "$t" "$a"
 	echo 5 > /proc/sys/kernel/printk
+	pair_hung_watch
 	for m in virtio_blk "$@"; do
 		modprobe "$m" || fail "modprobe $m"
 	done
 	ulp_wait 100 test -b /dev/vda || fail "no /dev/vda"
+}
+
+# pair_hung_watch: in the background, every 10 s, the lines that follow
+# each new "blocked for more than" report in the kernel log, up to the
+# end of its stack, on the console as "MRKIT-VM PAIR hung: ...": the
+# report's first line is an error, but the stack is printed at the info
+# level, below the console's.  The report's first line is not repeated
+# (the host counts it once, as a splat).
+pair_hung_watch() {
+	(
+		n=0
+		while sleep 10; do
+			m=$(dmesg | grep -c 'blocked for more than')
+			[ "$m" -gt "$n" ] || continue
+			dmesg | awk -v n="$n" '
+				/blocked for more than/ { r++; if (r > n) p = 1; next }
+				p { print }
+				p && /<\/TASK>/ { p = 0 }' |
+				sed 's/^/MRKIT-VM PAIR hung: /'
+			n=$m
+		done
+	) &
 }
 
 pair_disk_up() {
