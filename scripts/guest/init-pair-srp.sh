@@ -76,7 +76,12 @@ target() {
 
 # --- the initiator's hooks (see pair-lib.sh) ---
 
-# A login, a few times: the target may still be booting or recovering.
+# A login, a few times: the target may still be booting or recovering,
+# and over siw a channel's connection now and then fails at once
+# (ib_srpt sends a zero-length RDMA Write the moment siw reports the
+# connection established; siw's initiator resets a connection whose MPA
+# reply it reads with that Write already behind it), which fails
+# add_target when it is the first channel's.
 # A login that connected but gave no disk (seen right after a target port
 # was deleted with I/O in flight: a command of the SCSI scan went
 # unanswered, and LIO had no such task when it was aborted) leaves its
