@@ -354,16 +354,18 @@ pair_target_up() {
 	ulp_wait 100 test -b /dev/vda || fail "no /dev/vda"
 }
 
-# pair_hung_watch: in the background, every 10 s, the lines that follow
-# each new "blocked for more than" report in the kernel log, up to the
-# end of its stack, on the console as "MRKIT-VM PAIR hung: ...": the
-# report's first line is an error, but the stack is printed at the info
-# level, below the console's.  The report's first line is not repeated
-# (the host counts it once, as a splat).
+# pair_hung_watch: in the background, every 10 s for at most 3 hours
+# (longer than any schedule), the lines that follow each new "blocked for
+# more than" report in the kernel log, up to the end of its stack, on the
+# console as "MRKIT-VM PAIR hung: ...": the report's first line is an
+# error, but the stack is printed at the info level, below the console's.
+# The report's first line is not repeated (the host counts it once, as a
+# splat).
 pair_hung_watch() {
 	(
-		n=0
-		while sleep 10; do
+		n=0 i=0
+		while [ "$i" -lt 1080 ] && sleep 10; do
+			i=$((i + 1))
 			m=$(dmesg | grep -c 'blocked for more than')
 			[ "$m" -gt "$n" ] || continue
 			dmesg | awk -v n="$n" '
