@@ -294,9 +294,9 @@ struct mrkit_pool {
 /*
  * Count an event of @mr's I/O, by the descriptor's owner: a plain byte
  * store on the descriptor's own cache line, where this_cpu_inc() would
- * disable interrupts or preemption on most architectures.  Every 256th
- * carries into the pool's per-CPU count; mrkit_pool_get_stats() adds
- * what the descriptors hold.
+ * disable interrupts or preemption on most architectures.  For these
+ * events the pool's per-CPU count counts the bytes' wraps, one per 256;
+ * mrkit_pool_get_stats() adds 256 per wrap to what the descriptors hold.
  */
 static __always_inline void mrkit_mr_count(struct mrkit_mr *mr,
 					   enum mrkit_pool_event ev)
@@ -307,7 +307,7 @@ static __always_inline void mrkit_mr_count(struct mrkit_mr *mr,
 	n = mr->ev[ev] + 1;
 	WRITE_ONCE(mr->ev[ev], n);
 	if (unlikely(!n))
-		this_cpu_add(mr->pool->events->n[ev], 256);
+		this_cpu_inc(mr->pool->events->n[ev]);
 }
 
 /* Integrity pools allocate struct mrkit_sig_mr descriptors. */

@@ -1257,8 +1257,9 @@ void mrkit_pool_get_stats(struct mrkit_pool *pool, struct mrkit_pool_stats *st)
 		const struct mrkit_pool_events *ev = per_cpu_ptr(pool->events, cpu);
 
 		st->exhausted += READ_ONCE(ev->n[MRKIT_EV_EXHAUSTED]);
-		st->remote_inv += READ_ONCE(ev->n[MRKIT_EV_REMOTE_INV]);
-		st->local_inv += READ_ONCE(ev->n[MRKIT_EV_LOCAL_INV]);
+		/* Counted in the descriptors: here, their bytes' wraps. */
+		st->remote_inv += READ_ONCE(ev->n[MRKIT_EV_REMOTE_INV]) << 8;
+		st->local_inv += READ_ONCE(ev->n[MRKIT_EV_LOCAL_INV]) << 8;
 		st->bogus_inv += READ_ONCE(ev->n[MRKIT_EV_BOGUS_INV]);
 		st->sig_checks += READ_ONCE(ev->n[MRKIT_EV_SIG_CHECKS]);
 		st->sig_errors += READ_ONCE(ev->n[MRKIT_EV_SIG_ERRORS]);
