@@ -126,6 +126,9 @@ enum mrkit_mr_state {
  *	status has not been read yet.
  * @peer_visible: the registration under @inv_key grants the peer access
  *	(a READ chain's sink does only on iWARP).
+ * @drained: the QP was reported drained (mrkit_pool_qp_drained()) since
+ *	the last REG_MR on it was posted: no WR of its registration can
+ *	complete any more.  Set by the pool, cleared by the next post.
  * @ev: the pool's per-I/O events on this descriptor (&enum
  *	mrkit_pool_event below %MRKIT_EV_MR_NR), modulo 256; see
  *	mrkit_mr_count().
@@ -164,6 +167,7 @@ struct mrkit_mr {
 	bool			pi_unchecked;
 	bool			peer_visible;
 	u8			ev[2];
+	bool			drained;
 	union {
 		struct mrkit_io		*io;
 		struct mrkit_fence	*fence;

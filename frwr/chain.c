@@ -228,6 +228,7 @@ static void mrkit_mr_posting(struct mrkit_io *io, struct mrkit_mr *mr)
 	 */
 	WRITE_ONCE(mr->dev_valid, true);
 	WRITE_ONCE(mr->inv_key, mr->key);
+	WRITE_ONCE(mr->drained, false);
 	WRITE_ONCE(mr->peer_visible,
 		   !!(io->access & (IB_ACCESS_REMOTE_READ |
 				    IB_ACCESS_REMOTE_WRITE |
@@ -445,19 +446,27 @@ out_failed:
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post, MRKIT);
 
-/* After a failed post that carried the I/O's signal: park and finish. */
-static void mrkit_io_post_abort(struct mrkit_io *io, int ret, bool all)
+/*
+ * After a failed post that carried the I/O's signal: park and finish.
+ * @all: every descriptor (a READ chain), else those being invalidated;
+ * @none_posted: no WR of the failed chain reached the QP.
+ */
+static void mrkit_io_post_abort(struct mrkit_io *io, int ret, bool all,
+				bool none_posted)
 {
 	struct mrkit_mr *mr;
 
 	/*
 	 * The signaled WR was not posted, so no completion will finish the
 	 * I/O: whatever was posted can no longer be waited for; park it
-	 * until the drain and finish the I/O now with the error.
+	 * until the drain and finish the I/O now with the error.  A
+	 * registration posted before a drain the ULP already reported, with
+	 * nothing of this chain posted, has nothing left to wait for: its
+	 * MR is deregistered at once.
 	 */
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		if (all || mrkit_mr_state(mr) == MRKIT_MR_INVALIDATING) {
-			mr->orphan = true;
+			mr->orphan = !none_posted || !READ_ONCE(mr->drained);
 			mrkit_mr_mark_stale(mr);
 		}
 	}
@@ -632,7 +641,7 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	return 0;
 
 out_failed:
-	mrkit_io_post_abort(io, ret, true);
+	mrkit_io_post_abort(io, ret, true, false);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
@@ -676,7 +685,9 @@ static __always_inline bool mrkit_io_post_invs(struct mrkit_io *io,
 	if (likely(!ret))
 		return true;
 	mrkit_post_failed(io, ret, first, bad, "invalidation");
-	mrkit_io_post_abort(io, ret, false);
+	/* io->nr_wrs counts this chain's WRs up to this post's last. */
+	mrkit_io_post_abort(io, ret, false,
+			    bad == first && io->nr_wrs <= MRKIT_POST_BATCH);
 	return false;
 }
 

@@ -220,6 +220,90 @@ static void contract_fence_inv_read_post_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
 
+/*
+ * After mrkit_pool_qp_drained(), a device that refuses every post (a
+ * fatal error): an invalidation chain of which nothing was posted waits
+ * for no second drain.  Its keys' MRs are deregistered and done() runs
+ * with the errno.  A registration posted after that drain, or a chain
+ * that was partly posted, is still parked until the next one.
+ */
+static void contract_fence_inv_after_drain_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 8, 8);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_SIGNALED };
+	struct scatterlist *sg = test_dma_sg(test, 0x700000, 20 * P);
+	struct fence_ctx c = { .fdev = fdev }, c2 = { .fdev = fdev };
+	struct mrkit_pool_stats st;
+	struct test_io t, t2;
+	unsigned int base;
+
+	/* Registered before the drain; nothing of the chain posted. */
+	fence_tio(&t, pool, MRKIT_PEER_WRITES, &c);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fence_record(&c, base);
+	KUNIT_ASSERT_EQ(test, c.n, 3);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	mrkit_pool_qp_drained(pool);
+	/* Registered after the drain, by an I/O of the next connection. */
+	fence_tio(&t2, pool, MRKIT_PEER_WRITES, &c2);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t2.io, sg, 1, 0), 3);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t2.io, fdev->qp, &send, NULL), 0);
+	fence_record(&c2, base);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+
+	fdev->post_fail_wr = 0;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
+	KUNIT_EXPECT_EQ(test, t.rec.seen, 0);
+
+	/* The other I/O's REG_MRs were posted after it: parked. */
+	fdev->post_fail_wr = 0;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t2.io, fdev->qp), 0);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t2.rec.calls, 0);
+	KUNIT_EXPECT_EQ(test, fake_mr_alive(fdev, c2.keys[0]), 1);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t2.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t2.rec.status, -EIO);
+	KUNIT_EXPECT_EQ(test, t2.rec.seen, 0);
+
+	/* Drained, but the chain's first LOCAL_INV was posted: parked. */
+	fence_tio(&t, pool, MRKIT_PEER_WRITES, &c);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fence_record(&c, base);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	mrkit_pool_qp_drained(pool);
+	fdev->post_fail_wr = 1;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 64);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.seen, 0);
+
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_EQ(test, st.allocated, 8U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
 /* A synchronous invalidation after a failed post returns after the drain. */
 struct drain_ctx {
 	struct delayed_work	work;
@@ -758,6 +842,7 @@ static void contract_edges_test(struct kunit *test)
 static struct kunit_case mrkit_contract_cases[] = {
 	KUNIT_CASE(contract_fence_reg_post_test),
 	KUNIT_CASE(contract_fence_inv_read_post_test),
+	KUNIT_CASE(contract_fence_inv_after_drain_test),
 	KUNIT_CASE(contract_fence_sync_test),
 	KUNIT_CASE(contract_read_busy_test),
 	KUNIT_CASE(contract_lazy_complete_test),

@@ -330,8 +330,8 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 	}
 	/*
 	 * Publish the slots before any descriptor can be popped; pairs with
-	 * smp_load_acquire() in mrkit_pool_get_stats(), which reads the
-	 * descriptors' counts without a lock.
+	 * smp_load_acquire() in mrkit_pool_get_stats() and
+	 * mrkit_pool_qp_drained(), which read the slots without a lock.
 	 */
 	smp_store_release(&pool->nr_alloc, first + n);
 	for (i = 0; i < n; i++)
@@ -1045,18 +1045,32 @@ int mrkit_mr_put_valid(struct mrkit_mr *mr)
  * the pool's work item after that.  mrkit_pool_destroy() releases them
  * too.
  *
+ * Every descriptor is marked drained until its next REG_MR is posted, so
+ * that a chain failing to post later on this QP (a device in a fatal
+ * error refuses every post) parks nothing of a registration posted
+ * before: nothing of it can complete, and nothing will call this again.
+ *
  * Parked descriptors are kept per pool, not per QP: a pool serves one
  * connection's QP at a time (a reconnect drains the old QP before the
  * new one posts).  A ULP that posts one pool's I/Os on several QPs at
  * once must call this only when all of them are drained.
  *
- * Context: process context (after ib_drain_qp() or QP destruction).
+ * Context: process context (after ib_drain_qp() or QP destruction), with
+ *	no post on the pool's I/Os running.
  */
 void mrkit_pool_qp_drained(struct mrkit_pool *pool)
 {
 	struct llist_node *list = llist_del_all(&pool->orphan_list);
 	struct mrkit_mr *mr, *tmp;
+	u32 i, n;
 
+	/* Pairs with smp_store_release() in mrkit_pool_add(). */
+	n = smp_load_acquire(&pool->nr_alloc);
+	for (i = 0; i < n; i++) {
+		mr = READ_ONCE(pool->descs[i]);
+		if (mr)
+			WRITE_ONCE(mr->drained, true);
+	}
 	if (!list)
 		return;
 	llist_for_each_entry_safe(mr, tmp, list, retire_node)
