@@ -18,7 +18,9 @@
  *    and changes nothing, plain and integrity pools;
  *  - a REG_MR flushed while mrkit_io_invalidate() builds the I/O's
  *    LOCAL_INVs: the chain is posted as built and the I/O finishes once,
- *    through the fence, with the error.
+ *    through the fence, with the error;
+ *  - an invalidation whose first post fails parks every descriptor, those
+ *    the chain never reached included, until the drain.
  */
 
 #include <kunit/test.h>
@@ -455,6 +457,54 @@ static void completion_inv_flush_race_test(struct kunit *test)
 	expect_pool_idle(test, pool, 4);
 }
 
+/*
+ * Six descriptors, so the invalidation takes two posts ([INV x4] then
+ * [INV x2]), and the first post fails: no completion will come for the
+ * chain, and the REG_MRs posted before it may still be queued.  Every
+ * descriptor is parked - those whose LOCAL_INV was built and those the
+ * chain never reached - and no MR is deregistered before the drain;
+ * done() runs once, with the error, after mrkit_pool_qp_drained().
+ */
+static void completion_inv_post_fail_parks_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 6, 8);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool_stats st;
+	struct mrkit_seg segs[6];
+	struct test_io t;
+	int i;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 48 * P),
+					   1, 0), 6);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 6), 6);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fdev->post_fail_wr = 0;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, fake_mr_alive(fdev, segs[i].key),
+				      "MR %d deregistered before the drain", i);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale, 6U);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 0ULL);
+
+	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, FAKE_MAX_RECORDS);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, -ENOMEM);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, segs[i].key));
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 6ULL);
+	expect_pool_idle(test, pool, 6);
+}
+
 static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_read_kept_keys_test),
 	KUNIT_CASE(completion_read_flush_inline_test),
@@ -463,6 +513,7 @@ static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_failed_post_flushed_test),
 	KUNIT_CASE(completion_read_busy_test),
 	KUNIT_CASE(completion_inv_flush_race_test),
+	KUNIT_CASE(completion_inv_post_fail_parks_test),
 	{}
 };
 
