@@ -20,7 +20,9 @@
  *    LOCAL_INVs: the chain is posted as built and the I/O finishes once,
  *    through the fence, with the error;
  *  - an invalidation whose first post fails parks every descriptor, those
- *    the chain never reached included, until the drain.
+ *    the chain never reached included, until the drain;
+ *  - a release of an I/O whose REG_MR was flushed (its key possibly live)
+ *    is refused and changes nothing.
  */
 
 #include <kunit/test.h>
@@ -505,6 +507,48 @@ static void completion_inv_post_fail_parks_test(struct kunit *test)
 	expect_pool_idle(test, pool, 6);
 }
 
+/*
+ * A REG_MR flushed after its post retires its descriptor with the key
+ * possibly live.  A release that is not lazy is refused and changes
+ * nothing; the invalidation then finishes the I/O, with the error, once
+ * the MR is deregistered.
+ */
+static void completion_release_retired_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 2, 8);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool_stats st;
+	struct mrkit_seg seg;
+	struct test_io t;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 4 * P),
+					   1, 0), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg, 1), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, FAKE_MAX_RECORDS);
+	KUNIT_ASSERT_EQ(test, mrkit_mr_state(t.io.mrs), MRKIT_MR_STALE);
+
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), -EBUSY);
+	KUNIT_ASSERT_NOT_NULL(test, t.io.mrs);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(t.io.mrs), MRKIT_MR_STALE);
+	flush_workqueue(mrkit_wq);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale, 1U);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 0ULL);
+	KUNIT_EXPECT_TRUE(test, fake_mr_alive(fdev, seg.key));
+
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, seg.key));
+	expect_pool_idle(test, pool, 2);
+}
+
 static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_read_kept_keys_test),
 	KUNIT_CASE(completion_read_flush_inline_test),
@@ -514,6 +558,7 @@ static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_read_busy_test),
 	KUNIT_CASE(completion_inv_flush_race_test),
 	KUNIT_CASE(completion_inv_post_fail_parks_test),
+	KUNIT_CASE(completion_release_retired_test),
 	{}
 };
 
