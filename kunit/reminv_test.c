@@ -6,7 +6,8 @@
  * invalid and the rest are invalidated locally; every kind of bogus rkey
  * (another I/O's, an older generation, none registered, a second one, not
  * negotiated, a NULL I/O) gets -EPROTO/-EINVAL and changes nothing; the
- * fence versus a lazy pool; the rkey index; 100,000 random rkeys against
+ * fence versus a lazy pool; a lazily kept key offered for the next I/O
+ * before its post is bogus; the rkey index; 100,000 random rkeys against
  * live registrations with zero false matches.
  *
  * mrkit_reminv_rdma: on rxe and siw, the peer RDMA-WRITEs then answers
@@ -217,15 +218,22 @@ static void reminv_bogus_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
 
-static void reminv_lazy_pool_test(struct kunit *test)
+/* A lazy pool of one descriptor. */
+static struct mrkit_pool *lazy_pool(struct kunit *test, struct fake_dev *fdev)
 {
-	static const struct fake_dev_attr fattr = {};
-	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_pool_attr attr = {
 		.name = "lazy", .depth = 1, .pages_per_mr = 8,
 		.flags = MRKIT_POOL_LAZY_INV, .node = NUMA_NO_NODE,
 	};
-	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+
+	return test_pool(test, fdev->pd, &attr);
+}
+
+static void reminv_lazy_pool_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = lazy_pool(test, fdev);
 	struct mrkit_seg s1[8], s2[8];
 	struct test_io t;
 	unsigned int base;
@@ -244,6 +252,52 @@ static void reminv_lazy_pool_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].opcode, IB_WR_REG_MR);
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+}
+
+/*
+ * In a lazy pool a descriptor holds its previous use's key, still valid,
+ * until the next I/O's REG_MR is posted.  That key offered for the next
+ * I/O before its post names the previous use: bogus, and it changes
+ * nothing - the post still invalidates the old key ahead of the REG_MR of
+ * the new one, which the peer can then use.
+ */
+static void reminv_lazy_kept_key_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = lazy_pool(test, fdev);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool_stats st;
+	struct mrkit_seg s1[8], s2;
+	struct test_io t;
+	unsigned int base;
+
+	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_ASSERT_EQ(test, t.rec.calls, 1);
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x200000, 4 * P),
+					   1, 0), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &s2, 1), 1);
+	KUNIT_EXPECT_EQ(test, mrkit_io_remote_inv(&t.io, s1[0].key), -EPROTO);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 3);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s1[0].key);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].key, s2.key);
+	KUNIT_EXPECT_PTR_EQ(test, mrkit_pool_find_rkey(pool, s2.key), &t.io);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.bogus_inv, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.remote_inv, 0ULL);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
 
 /*
@@ -434,6 +488,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_match_test),
 	KUNIT_CASE_PARAM(reminv_bogus_test, bogus_gen_params),
 	KUNIT_CASE(reminv_lazy_pool_test),
+	KUNIT_CASE(reminv_lazy_kept_key_test),
 	KUNIT_CASE(reminv_fuzz_test),
 	KUNIT_CASE(reminv_supported_test),
 	KUNIT_CASE(reminv_find_rkey_named_test),
