@@ -9,7 +9,8 @@
  * with a guard, application or reference tag error injected in a chosen
  * interval, decoded to the exact sector, SCSI sense and NVMe status, and
  * clean round trips; a protected registration given back unchecked is
- * checked by mrkit; the software engine against fixed vectors.
+ * checked by mrkit, and in a caching pool an I/O with a PI error keeps
+ * nothing; the software engine against fixed vectors.
  *
  * mrkit_sigmr_rdma: integrity pools on rxe and siw fail with -EOPNOTSUPP
  * and no kernel warning.
@@ -432,6 +433,18 @@ static void sigmr_emulated_test(struct kunit *test)
 }
 
 /* Given back without a status check: mrkit checks it and reports it. */
+/* An NVMe write checking every tag, its buffers and correct PI. */
+static void pi_write_setup(struct kunit *test, struct fake_dev *fdev,
+			   struct mrkit_pi *pi, struct pi_bufs *b)
+{
+	KUNIT_ASSERT_EQ(test, mrkit_pi_from_nvme(pi, true, CHK_ALL, 1, 512,
+						 0x100, 0x77aa, 0xffff, 0x100),
+			0);
+	pi_bufs_init(test, fdev, b, 512);
+	KUNIT_ASSERT_EQ(test, mrkit_pi_generate(pi, true, b->mem, b->len, b->memp),
+			0);
+}
+
 static void sigmr_unchecked_put_test(struct kunit *test)
 {
 	struct fake_dev *fdev = pi_fake(test);
@@ -443,12 +456,7 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 	struct test_io t;
 	int round;
 
-	KUNIT_ASSERT_EQ(test, mrkit_pi_from_nvme(&pi, true, CHK_ALL, 1, 512,
-						 0x100, 0x77aa, 0xffff, 0x100),
-			0);
-	pi_bufs_init(test, fdev, &b, 512);
-	KUNIT_ASSERT_EQ(test, mrkit_pi_generate(&pi, true, b.mem, b.len, b.memp),
-			0);
+	pi_write_setup(test, fdev, &pi, &b);
 	/* Round 0: invalidated unchecked; round 1: remotely invalidated. */
 	for (round = 0; round < 2; round++) {
 		pi_io_post(test, fdev, pool, &t, &b, &pi, 3);
@@ -524,6 +532,44 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.sig_forced, 2ULL);	/* it was checked */
+}
+
+/*
+ * A fenced integrity pool whose I/Os keep their descriptors: after a clean
+ * chain the I/O keeps its descriptor; after one whose unread PI status
+ * mrkit read at the invalidation and found bad, done() gets -EILSEQ and
+ * the I/O keeps nothing.
+ */
+static void sigmr_cache_fenced_test(struct kunit *test)
+{
+	struct fake_dev *fdev = pi_fake(test);
+	struct mrkit_pool_attr attr = {
+		.name = "sigcache", .depth = 1, .node = NUMA_NO_NODE,
+		.flags = MRKIT_POOL_INTEGRITY | MRKIT_POOL_IO_CACHE,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct mrkit_pi pi;
+	struct pi_bufs b;
+	struct test_io t;
+	int round, inject;
+
+	pi_write_setup(test, fdev, &pi, &b);
+	for (round = 0; round < 2; round++) {
+		inject = round ? IB_SIG_BAD_GUARD + 1 : 0;
+		pi_io_post(test, fdev, pool, &t, &b, &pi, 3);
+		KUNIT_ASSERT_EQ(test, fake_pi_transfer(t.io.mrs->ibmr, true,
+						       b.wire, b.wirep, b.len,
+						       inject, inject ? 4 : 0),
+				0);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		fake_complete(fdev, IB_WC_SUCCESS, 16);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, t.rec.status, round ? -EILSEQ : 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), round ? 0U : 1U);
+		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	}
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
 
 /*
@@ -735,6 +781,7 @@ static struct kunit_case mrkit_sigmr_cases[] = {
 	KUNIT_CASE(sigmr_nvme_table_test),
 	KUNIT_CASE_PARAM(sigmr_emulated_test, pi_case_gen_params),
 	KUNIT_CASE(sigmr_unchecked_put_test),
+	KUNIT_CASE(sigmr_cache_fenced_test),
 	KUNIT_CASE(sigmr_access_dir_test),
 	KUNIT_CASE(sigmr_check_busy_test),
 	KUNIT_CASE(sigmr_bad_input_test),
