@@ -18,7 +18,8 @@
  *  - a fenced done() runs before the pool allocates the replacement MR;
  *  - the DMA mapping mrkit made is undone only once the fence has fallen:
  *    after the deregistration of every retired MR (for parked ones, after
- *    mrkit_pool_qp_drained()) and before done().
+ *    mrkit_pool_qp_drained()) and before done(); a map that fails undoes
+ *    it before it returns.
  *
  * mrkit_lifetime_rdma, on rxe and siw: an abandoned I/O's key stays valid
  * after mrkit_pool_release_held() until destroy, and dies with it; a
@@ -346,6 +347,22 @@ static void unmap_probe(void *data, const struct mrkit_pool *pool, int nents)
 	s->done_calls = s->t->rec.calls;
 }
 
+/* Count the unmaps of @t's I/O in @s until unmap_unwatch(). */
+static void unmap_watch(struct kunit *test, struct unmap_seen *s,
+			struct test_io *t)
+{
+	KUNIT_ASSERT_EQ(test, register_trace_mrkit_unmap(unmap_probe, NULL), 0);
+	s->t = t;
+	WRITE_ONCE(unmap_seen, s);
+}
+
+static void unmap_unwatch(void)
+{
+	WRITE_ONCE(unmap_seen, NULL);
+	unregister_trace_mrkit_unmap(unmap_probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
 static void lifetime_unmap_after_fence_test(struct kunit *test)
 {
 	static const struct fake_dev_attr fattr = {};
@@ -360,9 +377,7 @@ static void lifetime_unmap_after_fence_test(struct kunit *test)
 
 	buf = kunit_kzalloc(test, 4 * P, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, register_trace_mrkit_unmap(unmap_probe, NULL), 0);
-	s.t = &t;
-	WRITE_ONCE(unmap_seen, &s);
+	unmap_watch(test, &s, &t);
 
 	/* A flushed invalidation: the fence falls in the pool's work item. */
 	sg_init_one(&sg, buf, 4 * P);
@@ -400,9 +415,48 @@ static void lifetime_unmap_after_fence_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, s.alive);
 	KUNIT_EXPECT_EQ(test, s.done_calls, 0);
 
-	WRITE_ONCE(unmap_seen, NULL);
-	unregister_trace_mrkit_unmap(unmap_probe, NULL);
-	tracepoint_synchronize_unregister();
+	unmap_unwatch();
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
+ * A map that fails after mrkit DMA-mapped the list undoes the mapping
+ * before it returns: a provider that maps less than asked (-EINVAL), and
+ * a pool with too few free descriptors (-EAGAIN).
+ */
+static void lifetime_unmap_failed_map_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 2, 8);
+	struct unmap_seen s = { .fdev = fdev };
+	struct scatterlist sg;
+	struct mrkit_mr *held;
+	struct test_io t;
+	void *buf;
+
+	buf = kunit_kzalloc(test, 12 * P, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	unmap_watch(test, &s, &t);
+
+	sg_init_one(&sg, buf, 4 * P);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	fake_fail_nth(fdev, FAKE_OP_MAP_MR_SG, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, &sg, 1, MRKIT_MAP_DMA), -EINVAL);
+	KUNIT_EXPECT_EQ(test, s.unmaps, 1);
+
+	/* Two descriptors needed, one free. */
+	held = mrkit_mr_get(pool);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, held);
+	s.unmaps = 0;
+	sg_init_one(&sg, buf, 12 * P);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, &sg, 1, MRKIT_MAP_DMA), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, s.unmaps, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(held), 0);
+
+	unmap_unwatch();
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
@@ -413,6 +467,7 @@ static struct kunit_case lifetime_cases[] = {
 	KUNIT_CASE(lifetime_wait_destroy_test),
 	KUNIT_CASE(lifetime_done_before_alloc_test),
 	KUNIT_CASE(lifetime_unmap_after_fence_test),
+	KUNIT_CASE(lifetime_unmap_failed_map_test),
 	{}
 };
 
