@@ -38,7 +38,8 @@
 #                       commands (max_sect, sg_tablesize) so that large
 #                       requests take several MRs; waits for the disk (DEV);
 #                       with SRP_LOGIN_RETRY=1 a login that fails is tried
-#                       once more, 1 s later, and noted on the console
+#                       once more, 1 s later, and noted on the console; a
+#                       port still being removed is waited for
 #   srp_logout          the initiator's target port deleted; waits until its
 #                       SCSI host is gone
 #   find_dev            DEV: the SCSI disk, once there
@@ -182,14 +183,30 @@ srp_add_target() {
 		> "$1/add_target"
 }
 
+# add_target refuses ("File exists") a target port that ib_srp still
+# lists: one whose removal work has not finished, though its port and its
+# disk are gone.  Tried again each second, 30 times at most.
+srp_add_target_new() {
+	local e i=0
+	while ! e=$(srp_add_target "$1" 2>&1); do
+		case $e in
+		*"File exists"*) ;;
+		*) echo "$e"; return 1 ;;
+		esac
+		i=$((i + 1))
+		[ $i -lt 30 ] || { echo "$e"; return 1; }
+		sleep 1
+	done
+}
+
 srp_login() {
 	local h
 	h=$(ls -d /sys/class/infiniband_srp/srp-mrkd0-* | head -n 1)
-	if ! srp_add_target "$h"; then
+	if ! srp_add_target_new "$h"; then
 		[ "${SRP_LOGIN_RETRY:-0}" = 1 ] || return 1
 		say "SRP note: login failed, tried again"
 		sleep 1
-		srp_add_target "$h" || return 1
+		srp_add_target_new "$h" || return 1
 	fi
 	ulp_wait 300 find_dev || return 1
 	# Up to 4 MiB per request, whatever the target suggests.
