@@ -8,13 +8,15 @@
 # iface iser), over rxe or siw on a dummy netdev with a guest-only address.
 # fio (over 9p) drives the SCSI disk /dev/sdX.
 #   mrkit_mode=check  mrkit driver: a short verify run and its read-back,
-#                     the target portal removed and re-added under load
-#                     (iser_drv, or each driver of mrkit_drivers)
+#                     the target portal removed and re-added under load,
+#                     over rxe the RDMA link deleted and added under load
+#                     (iser_faults; iser_drv, or each driver of
+#                     mrkit_drivers)
 #   mrkit_mode=demo   verify runs: 256 MiB for mrkit, 32 MiB for mrkit
 #                     with the fence and for stock (iser_verify and
 #                     iser_verify_other from scripts/host/ulp-iser.sh);
-#                     logout+login and the portal fault under load
-#                     (mrkit, or iser_drv)
+#                     logout+login, the portal fault and over rxe the
+#                     link's deletion under load (mrkit, or iser_drv)
 #   mrkit_mode=pi     (over rxe-pi) T10-PI end to end: the RAM LUN with
 #                     DIF type 1 protection information, the TPG with
 #                     t10_pi, ib_iser with pi_enable=1; for both drivers,
@@ -107,6 +109,8 @@ mrkit_stats() {
 }
 
 logged_in() { grep -q LOGGED_IN /sys/class/iscsi_session/session*/state 2> /dev/null; }
+gone() { ! kill -0 "$1" 2> /dev/null; }
+recovered() { [ "$(recoveries)" -gt "$1" ]; }
 
 # What the target, the initiator and iscsid said lately.
 diag() {
@@ -203,6 +207,26 @@ run_fault() {	# driver fault MiB
 		lio_portal_add || fail "portal re-add ($1)"
 		echo 1 > $LIO_G/enable || fail "TPG re-enable ($1)"
 		ulp_wait 600 logged_in || { diag; fail "no session recovery ($1)"; }
+		wait $pid
+		ulp_wait 300 find_dev || fail "no disk after recovery ($1)"
+		# shellcheck disable=SC2046
+		ulp_fio "fault-$t-$2-$1-after-b" $(verify_args $h "$3") --verify_only=1
+		;;
+	linkdel)
+		# The RDMA device goes under load: RDMA/CM tells the
+		# initiator's connection and the target's portal
+		# DEVICE_REMOVAL, and each frees its resources from that
+		# event, what tasks still hold included.  The deletion returns
+		# once every client let the device go.
+		rdma link delete mrkd0 &
+		lpid=$!
+		ulp_wait 1200 gone "$lpid" ||
+			{ diag; fail "rdma link delete did not return ($1)"; }
+		rdma link add mrkd0 type "$t" netdev dummy0 || fail "rdma link add ($1)"
+		np_del || fail "portal removal after the link ($1)"
+		lio_portal_add || fail "portal re-add after the link ($1)"
+		ulp_wait 1800 recovered "$r0" ||
+			{ diag; fail "no session recovery after the link ($1)"; }
 		wait $pid
 		ulp_wait 300 find_dev || fail "no disk after recovery ($1)"
 		# shellcheck disable=SC2046

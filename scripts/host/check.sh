@@ -123,7 +123,7 @@ lane_a() {
 }
 lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
-	lrun b2 "ulp: iser on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh iser rxe check
+	lrun b2 "ulp: iser on mrkit over rxe, short verify, the portal fault and the link deleted" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
 	lrun b4 "ulp: srp on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh srp rxe check
 	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.

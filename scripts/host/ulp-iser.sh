@@ -23,9 +23,14 @@ ULP_TIMEOUT=${ISER_TIMEOUT:-900}
 # Sizes in MiB: the verify run per driver, the fault regions, and the A/B
 # jobs (seconds); small for make check.  Mode pi: the region, in MiB, of
 # the verify run per driver on the LUN with T10-PI.
+# Over rxe also linkdel: the RDMA link deleted under load, so that
+# RDMA/CM's DEVICE_REMOVAL frees the connection while tasks still hold
+# registrations (the deletion returns only once ib_iser let go).
+linkdel=
+[ "$transport" != rxe ] || linkdel=,linkdel
 case $mode in
-check) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=0 iser_faults=${ISER_FAULTS:-portal} iser_drv=${ISER_DRV:-mrkit}" ;;
-demo) ULP_CMDLINE="iser_verify=256 iser_verify_other=32 iser_fault=16 iser_ab_secs=0 iser_faults=portal,logout iser_drv=${ISER_DRV:-mrkit}" ;;
+check) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=0 iser_faults=${ISER_FAULTS:-portal$linkdel} iser_drv=${ISER_DRV:-mrkit}" ;;
+demo) ULP_CMDLINE="iser_verify=256 iser_verify_other=32 iser_fault=16 iser_ab_secs=0 iser_faults=portal,logout$linkdel iser_drv=${ISER_DRV:-mrkit}" ;;
 pi) ULP_CMDLINE="iser_pi_mib=${ISER_PI_MIB:-32}" ;;
 bench) ULP_CMDLINE="iser_verify=0 iser_fault=0 iser_ab_secs=${ISER_AB_SECS:-4} iser_ab_rounds=${ISER_AB_ROUNDS:-6} iser_faults=" ;;
 *) ULP_CMDLINE="iser_verify=32 iser_fault=16 iser_ab_secs=4 iser_faults=logout,portal" ;;

@@ -9,7 +9,7 @@ SPLICE-LOC lines) and prints, from measured values only:
 
   VERIFY iser T stock|mrkit bytes=N errors=N     bytes written and verified
   FENCE iser T verify bytes=N errors=N           the same with mrkit_fence=1
-  FAULT iser T logout|portal stock|mrkit ios=N failed=N reconnects=N
+  FAULT iser T logout|portal|linkdel stock|mrkit ios=N failed=N reconnects=N
         leaks=N verify_errors=N splats=N
   AB iser T seqread|seqwrite|randread4k stock=x mrkit=y ratio=r lo=l hi=h
   FENCE iser T seqread|... lazy=x fence=y ratio=r lo=l hi=h
