@@ -51,7 +51,8 @@
 # linux-source-6.12 with the same splice files (and ulp/ULP/6.12/ where
 # upstream differs: scripts/host/splice.py --kernel): for the stock 6.12
 # module and then mrkit's, the short verify run and the first fault of
-# make check's schedule (ULP_DRIVERS=stock,mrkit), over rxe and siw;
+# make check's schedule (ULP_DRIVERS=stock,mrkit), over rxe and siw
+# (SRP over rxe only);
 # their lines end with kernel=6.12.  Then T10-PI end to end on
 # 6.12: rdma_rxe_pi from linux-source-6.12 (provider/rxe/6.12/ where
 # upstream differs): the signature conformance (SIGCONF, SIGMR), and
@@ -85,6 +86,10 @@ echo "=== T10-PI: iSER, ib_iser on mrkit vs LIO ib_isert with t10_pi over rdma_r
 ISER_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" iser rxe-pi pi || rc=1
 for u in nvme nfs iser srp; do
 	for t in rxe siw; do
+		# ib_srpt's zero-length RDMA Write often finds siw's initiator
+		# on 6.12 still reading the MPA reply, which resets the
+		# connection (scripts/host/faults.sh): SRP on 6.12 over rxe.
+		[ "$u/$t" != srp/siw ] || continue
 		echo "=== Debian's 6.12 kernel: $u from linux-source-6.12 on mrkit and stock over $t"
 		MRKIT_KERNEL=6.12 ULP_DRIVERS=stock,mrkit \
 			"$proj/scripts/host/vm-ulp.sh" "$u" "$t" check || rc=1
