@@ -81,6 +81,34 @@ static void fence_tio(struct test_io *t, struct mrkit_pool *pool,
 }
 
 /*
+ * A fenced I/O of three descriptors over @sg, posted before @send and
+ * completed; @c records the keys of its REG_MRs.
+ */
+static void fence_posted_io(struct kunit *test, struct fake_dev *fdev,
+			    struct mrkit_pool *pool, struct scatterlist *sg,
+			    struct ib_send_wr *send, struct test_io *t,
+			    struct fence_ctx *c)
+{
+	unsigned int base;
+
+	fence_tio(t, pool, MRKIT_PEER_WRITES, c);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t->io, sg, 1, 0), 3);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, fdev->qp, send, NULL), 0);
+	fence_record(c, base);
+	fake_complete(fdev, IB_WC_SUCCESS, 64);
+}
+
+/* Invalidate @t with the chain's post failing at WR @k (-EIO). */
+static void fence_inv_failing(struct kunit *test, struct fake_dev *fdev,
+			      struct test_io *t, unsigned int k)
+{
+	fdev->post_fail_wr = k;
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t->io, fdev->qp), 0);
+}
+
+/*
  * [REG REG REG SEND] failing at WR k.  The I/O stays
  * posted and cannot be posted again; the keys the fake registered are
  * the keys mrkit_io_segs() advertised.  The invalidation of the posted
@@ -167,20 +195,12 @@ static void contract_fence_inv_read_post_test(struct kunit *test)
 	struct scatterlist *sg6 = test_dma_sg(test, 0x800000, 48 * P);
 	struct fence_ctx c = { .fdev = fdev };
 	struct mrkit_pool_stats st;
-	unsigned int k, base;
+	unsigned int k;
 	struct test_io t;
 
 	for (k = 0; k < 3; k++) {
-		fence_tio(&t, pool, MRKIT_PEER_WRITES, &c);
-		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
-		base = fdev->nr_recs;
-		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL),
-				0);
-		fence_record(&c, base);
-		fake_complete(fdev, IB_WC_SUCCESS, 64);
-		fdev->post_fail_wr = k;
-		fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
-		KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+		fence_posted_io(test, fdev, pool, sg, &send, &t, &c);
+		fence_inv_failing(test, fdev, &t, k);
 		/* Keys may be live: nothing is reported yet. */
 		fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 64);
 		flush_workqueue(mrkit_wq);
@@ -238,37 +258,22 @@ static void contract_fence_inv_after_drain_test(struct kunit *test)
 	struct fence_ctx c = { .fdev = fdev }, c2 = { .fdev = fdev };
 	struct mrkit_pool_stats st;
 	struct test_io t, t2;
-	unsigned int base;
 
 	/* Registered before the drain; nothing of the chain posted. */
-	fence_tio(&t, pool, MRKIT_PEER_WRITES, &c);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
-	base = fdev->nr_recs;
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
-	fence_record(&c, base);
+	fence_posted_io(test, fdev, pool, sg, &send, &t, &c);
 	KUNIT_ASSERT_EQ(test, c.n, 3);
-	fake_complete(fdev, IB_WC_SUCCESS, 64);
 	mrkit_pool_qp_drained(pool);
 	/* Registered after the drain, by an I/O of the next connection. */
-	fence_tio(&t2, pool, MRKIT_PEER_WRITES, &c2);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t2.io, sg, 1, 0), 3);
-	base = fdev->nr_recs;
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t2.io, fdev->qp, &send, NULL), 0);
-	fence_record(&c2, base);
-	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	fence_posted_io(test, fdev, pool, sg, &send, &t2, &c2);
 
-	fdev->post_fail_wr = 0;
-	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
-	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	fence_inv_failing(test, fdev, &t, 0);
 	flush_workqueue(mrkit_wq);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
 	KUNIT_EXPECT_EQ(test, t.rec.seen, 0);
 
 	/* The other I/O's REG_MRs were posted after it: parked. */
-	fdev->post_fail_wr = 0;
-	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
-	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t2.io, fdev->qp), 0);
+	fence_inv_failing(test, fdev, &t2, 0);
 	flush_workqueue(mrkit_wq);
 	KUNIT_EXPECT_EQ(test, t2.rec.calls, 0);
 	KUNIT_EXPECT_EQ(test, fake_mr_alive(fdev, c2.keys[0]), 1);
@@ -279,16 +284,9 @@ static void contract_fence_inv_after_drain_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t2.rec.seen, 0);
 
 	/* Drained, but the chain's first LOCAL_INV was posted: parked. */
-	fence_tio(&t, pool, MRKIT_PEER_WRITES, &c);
-	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 3);
-	base = fdev->nr_recs;
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
-	fence_record(&c, base);
-	fake_complete(fdev, IB_WC_SUCCESS, 64);
+	fence_posted_io(test, fdev, pool, sg, &send, &t, &c);
 	mrkit_pool_qp_drained(pool);
-	fdev->post_fail_wr = 1;
-	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -EIO);
-	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	fence_inv_failing(test, fdev, &t, 1);
 	fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 64);
 	flush_workqueue(mrkit_wq);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
