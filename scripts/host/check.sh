@@ -8,16 +8,18 @@
 #     series and the out-of-tree build against 6.1 and 6.12
 #     (scripts/host/static.sh); then the cross build for arm64 with W=1
 #     and sparse (scripts/host/cross-arm64.sh)
-#  3. KUnit under UML in a KASAN/lockdep/UBSAN build, with W=1 and sparse
-#     over mrkit and its tests (scripts/host/kunit.sh debug); failures, skips,
-#     missing suites and kernel splats all fail the run.  The same suites
+#  3. KUnit under UML in a KASAN/lockdep/UBSAN build (compiled beside
+#     step 2), with W=1 and sparse over mrkit and its tests
+#     (scripts/host/kunit.sh debug); failures, skips, missing suites and
+#     kernel splats all fail the run.  The same suites
 #     in the non-debug UML build run in make bench, which needs that build
 #     for its figures, and so do both of linux-source-6.12's builds: a
 #     second UML kernel from scratch would take make check past its 30
 #     minutes on a fresh 2-core machine (built beside the guests at the
 #     lowest priority, it still slows them by about its own build time).
-#  4. what the guests share, built once (scripts/host/vm-prep.sh); then two
-#     lanes of single-guest scenarios side by side:
+#  4. what the guests share, built once beside step 3
+#     (scripts/host/vm-prep.sh); then two lanes of guest scenarios side
+#     by side:
 #     mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
 #     and the NVMe/RDMA demo over rxe and siw, over rxe also without
 #     target-side invalidation, and with the target's port removed mid-I/O
@@ -34,9 +36,9 @@
 #     3); the NVMe/RDMA demo on Debian's 6.12 kernel; rxe with integrity
 #     MRs (rdma_rxe_pi, spliced into linux-source-6.1's rxe) against the
 #     block layer's T10-PI code (scripts/host/vm-rxe-pi.sh), and nvme-rdma
-#     with T10-PI end to end over it (vm-ulp.sh nvme rxe-pi pi)
-#  5. two guests on a private wire, one short fault of each kind:
-#     nvme-rdma on mrkit over rxe and ib_srp on mrkit over siw
+#     with T10-PI end to end over it (vm-ulp.sh nvme rxe-pi pi);
+#     each lane ends with two guests on a private wire, one short fault
+#     of each kind: nvme-rdma on mrkit over rxe, ib_srp on mrkit over siw
 #     (scripts/host/vm-pair.sh ULP T check; make faults runs the whole
 #     schedule over both, the stock drivers and iSER and NFS too)
 # Every step prints its time; ends with one "N passed, N failed" line.
@@ -89,20 +91,56 @@ dkms_prepared() {
 	cat .check/dkms-prepare.log
 	return $rc
 }
-run static scripts/host/static.sh
-run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
-run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" env -u MRKIT_KUNIT_FILTER scripts/host/kunit.sh debug
-run "dkms: a clean Debian 12 root with the 6.1 headers and the 6.12 kernel" dkms_prepared
+# The KASAN/lockdep/UBSAN UML kernel, the longest build, compiled beside
+# the static checks (mostly one core's work) at a lower priority; the
+# KUnit step waits for it, then runs the suites.
+MRKIT_KUNIT_BUILD_ONLY=1 nice -n 10 scripts/host/kunit.sh debug > .check/kunit-build.out 2>&1 &
+kunit_build=$!
+kunit_debug() {
+	local rc=0
+	wait "$kunit_build" || rc=$?
+	cat .check/kunit-build.out
+	[ $rc -eq 0 ] || return $rc
+	env -u MRKIT_KUNIT_FILTER scripts/host/kunit.sh debug
+}
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
-# converted ULPs), built once, before guests boot side by side.
-run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" \
-	scripts/host/vm-prep.sh nvme iser nfs srp
-# Two lanes of single-guest scenarios, side by side (each guest is one TCG
-# thread; the machine has two cores).  Every VM scenario loads mrkit.ko,
+# converted ULPs), built once before guests boot side by side, beside the
+# KUnit run (one UML CPU) and the arm64 build.
+vm_prepared() {
+	local rc=0
+	wait "$vm_prep" || rc=$?
+	cat .check/vm-prep.log
+	return $rc
+}
+run static scripts/host/static.sh
+nice -n 10 scripts/host/vm-prep.sh nvme iser nfs srp > .check/vm-prep.log 2>&1 &
+vm_prep=$!
+run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" kunit_debug
+run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
+run "dkms: a clean Debian 12 root with the 6.1 headers and the 6.12 kernel" dkms_prepared
+run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" vm_prepared
+# Two lanes of guest scenarios, side by side (a guest is about one TCG
+# thread's work; the machine has two cores).  Every VM scenario loads mrkit.ko,
 # checks that its exports are in the MRKIT namespace, and unloads it with
 # no splat.  The kernel's own initiators run on mrkit against the kernel's
 # targets, short: fio verify=crc32c and one fault under load each (make
 # demo runs them long).
+# Two guests on a private wire, one short fault of each kind (loss, the
+# link down past the ULP's timeout, the target killed and booted again,
+# the session deleted) under fio verify: nvme-rdma on mrkit against
+# nvmet-rdma over rxe, and ib_srp on mrkit against LIO's ib_srpt over siw
+# (b4 runs it over rxe in one guest); make faults runs every fault over
+# both providers, with the stock drivers and iSER and NFS too.  A pair
+# mostly waits on its wire and its timeouts (about one core's work for its
+# two guests), so each ends a lane, and the two mostly run side by side.
+pair_nvme() {
+	lrun c1 "pair: nvme on mrkit over rxe, two guests, one fault of each kind" \
+		scripts/host/vm-pair.sh nvme rxe check
+}
+pair_srp() {
+	lrun c2 "pair: srp on mrkit over siw, two guests, one fault of each kind" \
+		scripts/host/vm-pair.sh srp siw check
+}
 lane_a() {
 	lrun a1 "demo over rxe, then Reads without target-side invalidation" scripts/host/vm-samples.sh demo rxe plusnoinv
 	lrun a2 "demo: NVMe/RDMA initiator on mrkit vs nvmet-rdma over siw" scripts/host/vm-samples.sh demo siw
@@ -120,6 +158,7 @@ lane_a() {
 		scripts/host/dkms-check.sh
 	# rxe with integrity MRs (built here) against the kernel's T10-PI code.
 	lrun a11 "rxe-pi: integrity MRs against the kernel's T10-PI code, 2000 cases" scripts/host/vm-rxe-pi.sh 2000
+	pair_nvme
 }
 lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
@@ -133,6 +172,7 @@ lane_b() {
 	# nvme-rdma against nvmet-rdma with pi_enable.
 	lrun b6 "pi: nvme-rdma on mrkit with T10-PI over rdma_rxe_pi, short verify" \
 		scripts/host/vm-ulp.sh nvme rxe-pi pi
+	pair_srp
 }
 t0=$SECONDS
 rm -f .check/lane-*.out
@@ -147,18 +187,7 @@ for f in .check/lane-*.out; do
 		steps_bad=$((steps_bad + 1))
 	fi
 done
-echo "=== the two lanes of single-guest scenarios: $((SECONDS - t0)) s"
-# Two guests on a private wire, one short fault of each kind (loss, the
-# link down past the ULP's timeout, the target killed and booted again,
-# the session deleted) under fio verify: nvme-rdma on mrkit against
-# nvmet-rdma over rxe, and ib_srp on mrkit against LIO's ib_srpt over siw
-# (step 4 runs it over rxe in one guest); make faults runs every fault
-# over both providers, with the stock drivers and iSER and NFS too.
-run "pair: nvme on mrkit over rxe, two guests, one fault of each kind" \
-	scripts/host/vm-pair.sh nvme rxe check
-run "pair: srp on mrkit over siw, two guests, one fault of each kind" \
-	scripts/host/vm-pair.sh srp siw check
-
+echo "=== the two lanes of guest scenarios: $((SECONDS - t0)) s"
 passed=0
 failed=0
 for c in .check/kunit-*.json.counts; do
