@@ -167,7 +167,7 @@ drv_reconnects() {
 }
 drv_written_mib() { pair_disk_written_mib; }
 drv_mrs() {
-	ulp_wait 50 test "$(ini_mrs)" = 0
+	ulp_wait 50 ulp_zero ini_mrs
 	ini_mrs
 }
 drv_state() {

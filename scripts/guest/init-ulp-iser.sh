@@ -96,7 +96,7 @@ drv_unload() {
 # PD's owner is ib_iser; ib_isert's own MRs on iWARP go when the target
 # has torn its side down, which may take longer).
 mrs_left() {
-	ulp_wait 50 test "$(ini_mrs)" = 0
+	ulp_wait 50 ulp_zero ini_mrs
 	ini_mrs
 }
 

@@ -82,7 +82,7 @@ cross_args() {	# MIB OFFSET-MiB
 
 # MRs the initiator still has registered, given 5 s to reach 0.
 mrs_left() {
-	ulp_wait 50 test "$(ini_mrs)" = 0
+	ulp_wait 50 ulp_zero ini_mrs
 	ini_mrs
 }
 

@@ -98,7 +98,7 @@ delete_ctrls() {
 
 host_mrs() { rdma res show mr | grep -c 'comm \[nvme_rdma\]'; }
 mrs_left() {
-	ulp_wait 50 test "$(host_mrs)" = 0
+	ulp_wait 50 ulp_zero host_mrs
 	host_mrs
 }
 

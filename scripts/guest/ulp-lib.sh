@@ -11,6 +11,7 @@
 #                       FIO_IOERR (I/O errors reported) from its stderr
 #   ulp_wait N CMD...   run CMD every 0.1 s until it succeeds, at most N
 #                       times; returns CMD's last status
+#   ulp_zero CMD...     CMD prints 0 (for ulp_wait, which runs it each try)
 #   ulp_sd_dev          DEV: the SCSI disk (iSER, SRP), once there
 #   ulp_no_sd           no SCSI disk is left
 #   ulp_splats          kernel splats in dmesg so far
@@ -96,6 +97,8 @@ ulp_wait() {
 		sleep 0.1
 	done
 }
+
+ulp_zero() { [ "$("$@")" = 0 ]; }
 
 ulp_sd_dev() {
 	local b
