@@ -121,7 +121,10 @@ enum mrkit_mr_state {
  * @orphan: a WR on it was posted but its completion can no longer be
  *	awaited (a chain failed to post after it): parked until the QP is
  *	drained.
- * @chained_inv: the chain being posted invalidates its old key first.
+ * @old_inv: how the key under @inv_key is invalidated before the next
+ *	registration (&enum mrkit_old_inv): by a LOCAL_INV chained ahead of
+ *	the REG_MR being posted, or by one already posted
+ *	(%MRKIT_POOL_POST_INV).
  * @pi_unchecked: an integrity registration was posted and its signature
  *	status has not been read yet.
  * @peer_visible: the registration under @inv_key grants the peer access
@@ -163,7 +166,7 @@ struct mrkit_mr {
 	u16			next_free;
 	bool			dev_valid;
 	bool			orphan;
-	bool			chained_inv;
+	u8			old_inv;
 	bool			pi_unchecked;
 	bool			peer_visible;
 	u8			ev[2];
@@ -178,6 +181,21 @@ struct mrkit_mr {
 	};
 	struct ib_cqe		cqe;
 } ____cacheline_aligned_in_smp;
+
+/**
+ * enum mrkit_old_inv - the invalidation of a descriptor's previous key
+ * @MRKIT_OLD_INV_NONE: none is needed, or none is under way.
+ * @MRKIT_OLD_INV_CHAINED: the chain being posted invalidates it first.
+ * @MRKIT_OLD_INV_POSTED: an unsignaled LOCAL_INV of it was posted
+ *	(%MRKIT_POOL_POST_INV): it ran, or is queued ahead of whatever is
+ *	posted next on the QP, so the next registration needs none of its
+ *	own; a failure of it (mrkit_wc_mr()) sets %MRKIT_OLD_INV_NONE.
+ */
+enum mrkit_old_inv {
+	MRKIT_OLD_INV_NONE,
+	MRKIT_OLD_INV_CHAINED,
+	MRKIT_OLD_INV_POSTED,
+};
 
 /*
  * Event counts of a pool, per CPU: incremented without a shared cache

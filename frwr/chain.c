@@ -78,7 +78,7 @@ static void mrkit_trace_chain(struct mrkit_io *io, struct mrkit_mr *from,
 	for (mr = from; mr != to; mr = mr->io_next) {
 		switch (mrkit_mr_state(mr)) {
 		case MRKIT_MR_REGISTERED:
-			if (mr->chained_inv)
+			if (mr->old_inv == MRKIT_OLD_INV_CHAINED)
 				trace_mrkit_localinv(mr);
 			trace_mrkit_reg(mr);
 			break;
@@ -99,6 +99,24 @@ static void mrkit_trace_chain(struct mrkit_io *io, struct mrkit_mr *from,
 /* WARNING: Only wr_cqe and status are reliable in these handlers. */
 
 /*
+ * Did the LOCAL_INV mrkit_io_complete() posted for @mr's key (in a
+ * %MRKIT_POOL_POST_INV pool) fail?  Then the key may still be valid: the
+ * next registration invalidates it first.  Whoever holds the descriptor
+ * (the pool, a new I/O, the I/O giving it back) keeps it: nothing posted
+ * after that LOCAL_INV on the QP executes, and once the ULP has drained
+ * the QP every such failure has been seen.  A later WR of the descriptor
+ * (posted after the next chain took the mark) fails as usual.
+ */
+static bool mrkit_posted_inv_failed(struct mrkit_mr *mr)
+{
+	if (!(mr->pool->flags & MRKIT_POOL_POST_INV) ||
+	    READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED)
+		return false;
+	WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_NONE);
+	return true;
+}
+
+/*
  * An unsignaled REG_MR, LOCAL_INV or READ on a descriptor: only failures
  * and flushes come here, and each leaves the registration's state unknown.
  */
@@ -107,6 +125,12 @@ static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr, cqe);
 
 	trace_mrkit_wc_mr(cq, wc, mr);
+	if (wc->status != IB_WC_SUCCESS && mrkit_posted_inv_failed(mr)) {
+		mrkit_pool_err(mr->pool,
+			       "the LOCAL_INV of descriptor %u's released key: %s; invalidated again at its next registration\n",
+			       mr->idx, ib_wc_status_msg(wc->status));
+		return;
+	}
 	if (wc->status != IB_WC_SUCCESS) {
 		mrkit_pool_err(mr->pool,
 			       "a work request on descriptor %u: %s; retiring it\n",
@@ -242,6 +266,9 @@ struct mrkit_batch {
 	struct ib_send_wr	inv[MRKIT_POST_BATCH];	/* of kept keys */
 	struct mrkit_mr		*mr[MRKIT_POST_BATCH];
 	u32			old_key[MRKIT_POST_BATCH];
+	/* dev_valid and old_inv before the chain, restored on a failure */
+	bool			old_valid[MRKIT_POST_BATCH];
+	u8			old_inv[MRKIT_POST_BATCH];
 	unsigned int		n;
 };
 
@@ -264,9 +291,17 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 			continue;
 		b->mr[n] = mr;
 		b->old_key[n] = mr->inv_key;
-		/* The old key's validity too: restored from it on a failure. */
-		mr->chained_inv = mr->dev_valid;
-		if (mr->dev_valid) {
+		b->old_valid[n] = mr->dev_valid;
+		b->old_inv[n] = mr->old_inv;
+		/*
+		 * A kept key is invalidated first, unless its LOCAL_INV was
+		 * posted already: it ran, or it is queued ahead of this chain,
+		 * or it failed and mrkit_wc_mr() said so.
+		 */
+		mr->old_inv = mr->dev_valid &&
+			      READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED ?
+			      MRKIT_OLD_INV_CHAINED : MRKIT_OLD_INV_NONE;
+		if (mr->old_inv == MRKIT_OLD_INV_CHAINED) {
 			mrkit_build_inv(mr, &b->inv[n]);
 			*prev = &b->inv[n];
 			prev = &b->inv[n].next;
@@ -315,7 +350,8 @@ static void mrkit_chain_regs_failed(struct mrkit_batch *b,
 		mr = b->mr[k];
 		if (mrkit_wr_posted(first, bad, &b->reg[k].wr))
 			continue;
-		if (mr->chained_inv && mrkit_wr_posted(first, bad, &b->inv[k])) {
+		if (mr->old_inv == MRKIT_OLD_INV_CHAINED &&
+		    mrkit_wr_posted(first, bad, &b->inv[k])) {
 			/* Old key being invalidated, new one never posted. */
 			mr->orphan = true;
 			mrkit_mr_mark_stale(mr);
@@ -323,7 +359,8 @@ static void mrkit_chain_regs_failed(struct mrkit_batch *b,
 		}
 		/* Not posted: as if never handed out, the old key kept. */
 		mr->pi_unchecked = false;
-		mr->dev_valid = mr->chained_inv;
+		mr->dev_valid = b->old_valid[k];
+		mr->old_inv = b->old_inv[k];
 		mr->inv_key = b->old_key[k];
 		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED, MRKIT_MR_MAPPED);
 	}
@@ -759,6 +796,60 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 		return 0;
 	}
 	mrkit_io_post_invs(io, qp, inv, last, true);
+	return 0;
+}
+
+/**
+ * mrkit_io_post_inv_unsignaled - post the LOCAL_INVs of a completing I/O
+ * @io: a posted I/O of a %MRKIT_POOL_POST_INV pool
+ * @qp: the QP its registrations were posted on
+ *
+ * One unsignaled LOCAL_INV per live registration, %MRKIT_POST_BATCH per
+ * ib_post_send(), for mrkit_io_complete(), which gives the descriptors
+ * back right after.  Each descriptor whose LOCAL_INV reached the QP is
+ * marked %MRKIT_OLD_INV_POSTED, so that its next registration does not
+ * invalidate the key again; a failure completes on the descriptor's cqe
+ * and takes the mark back (mrkit_posted_inv_failed()).
+ *
+ * Return: 0, or the provider's errno when a batch failed to post (those
+ * of its WRs that reached the QP are marked all the same).
+ */
+int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
+{
+	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
+	struct mrkit_mr *batch[MRKIT_POST_BATCH];
+	struct ib_send_wr *first, **prev;
+	const struct ib_send_wr *bad;
+	struct mrkit_mr *mr = io->mrs;
+	unsigned int n, k;
+	int ret;
+
+	while (mr) {
+		first = NULL;
+		prev = &first;
+		for (n = 0; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
+			if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
+			    !mr->dev_valid)
+				continue;
+			mrkit_build_inv(mr, &inv[n]);
+			trace_mrkit_localinv(mr);
+			*prev = &inv[n];
+			prev = &inv[n].next;
+			batch[n++] = mr;
+		}
+		if (!first)
+			break;
+		bad = NULL;
+		ret = ib_post_send(qp, first, &bad);
+		for (k = 0; k < n && &inv[k] != bad; k++) {
+			mrkit_mr_count(batch[k], MRKIT_EV_LOCAL_INV);
+			WRITE_ONCE(batch[k]->old_inv, MRKIT_OLD_INV_POSTED);
+		}
+		if (ret) {
+			mrkit_post_failed(io, ret, first, bad, "invalidation");
+			return ret;
+		}
+	}
 	return 0;
 }
 

@@ -672,14 +672,20 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
  * mrkit_io_complete() in a lazy pool, out of line, so that the fenced
  * pool's tail call to mrkit_io_invalidate() needs no frame: a lazy
  * release (mrkit_io_give_back()) that keeps the descriptors in a caching
- * pool, then done().
+ * pool, then done().  In a %MRKIT_POOL_POST_INV pool the live keys'
+ * LOCAL_INVs are posted first; if that post fails, the I/O is
+ * invalidated as in a fenced pool.
  */
-static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
+static noinline int mrkit_io_complete_lazy(struct mrkit_io *io,
+					   struct ib_qp *qp)
 {
 	int ret = mrkit_io_check_live(io, "completion");
 
 	if (ret)
 		return ret;
+	if ((io->pool->flags & MRKIT_POOL_POST_INV) &&
+	    mrkit_io_post_inv_unsignaled(io, qp))
+		return mrkit_io_invalidate(io, qp);
 	if (io->pool->flags & MRKIT_POOL_IO_CACHE)
 		mrkit_io_give_back(io, true, MRKIT_GIVE_KEEP_LAZY);
 	else
@@ -700,7 +706,9 @@ static noinline int mrkit_io_complete_lazy(struct mrkit_io *io)
  * valid and done runs before this returns, with -EILSEQ if mrkit
  * found a PI error, else 0 - except after a failed mrkit_io_post(), whose
  * REG_MRs may still sit in the send queue: then the I/O is invalidated as
- * in a fenced pool.
+ * in a fenced pool.  With %MRKIT_POOL_POST_INV too, an unsignaled
+ * LOCAL_INV of each live key is posted first (if that post fails, the I/O
+ * is invalidated as in a fenced pool).
  *
  * Context: any context ib_post_send() allows.
  * Return: as mrkit_io_invalidate(): %0, %-EBUSY while the I/O's
@@ -711,6 +719,6 @@ int mrkit_io_complete(struct mrkit_io *io, struct ib_qp *qp)
 {
 	if (likely(!(io->pool->flags & MRKIT_POOL_LAZY_INV)) || io->post_failed)
 		return mrkit_io_invalidate(io, qp);
-	return mrkit_io_complete_lazy(io);
+	return mrkit_io_complete_lazy(io, qp);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_complete, MRKIT);

@@ -14,6 +14,7 @@
 int mrkit_io_refuse(const struct mrkit_io *io, const char *what, int err);
 int mrkit_io_map_refused(const struct mrkit_io *io, bool integrity);
 void mrkit_io_drop_cache(struct mrkit_io *io);
+int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp);
 
 /**
  * mrkit_io_busy - refuse a call while the I/O's READ chain is in flight

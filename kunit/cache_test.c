@@ -107,6 +107,59 @@ static void cache_reuse_test(struct kunit *test)
 }
 
 /*
+ * Caching in a MRKIT_POOL_POST_INV pool: each completion posts the key's
+ * LOCAL_INV and the I/O keeps its descriptor; the next use registers the
+ * same MR behind that LOCAL_INV with none of its own.  A LOCAL_INV that
+ * was flushed (the QP in error) leaves the key valid: the next use after
+ * the drain invalidates it first.
+ */
+static void cache_post_inv_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = cache_pool(test, fdev->pd, 4,
+					     MRKIT_POOL_LAZY_INV |
+					     MRKIT_POOL_POST_INV);
+	struct scatterlist *sg = test_dma_sg(test, 0x700000, 4 * P);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct test_io t;
+	struct ib_mr *mr0;
+	unsigned int base;
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	mr0 = cycle(test, fdev, &t, 4, 1);
+	base = fdev->nr_recs;
+	KUNIT_EXPECT_PTR_EQ(test, cycle(test, fdev, &t, 4, 1), mr0);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 3);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 2].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 2].key, fdev->recs[base].key);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 2);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
+
+	/* Registered, then the QP fails before the LOCAL_INV runs. */
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	fdev->qp_error = true;
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR,
+					    FAKE_MAX_RECORDS), 1U);
+	fdev->qp_error = false;
+	mrkit_pool_qp_drained(pool);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 3);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, cycle(test, fdev, &t, 4, 1), mr0);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].key, fdev->recs[base].key);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 2].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
  * The peer invalidated the I/O's only key (SEND_WITH_INV, as nvme's
  * target does): mrkit_io_complete() posts nothing and done() runs at once,
  * and the I/O keeps its descriptor as after a completed chain - the next
@@ -345,6 +398,7 @@ static struct kunit_case cache_cases[] = {
 	KUNIT_CASE(cache_counts_test),
 	KUNIT_CASE(cache_flush_test),
 	KUNIT_CASE(cache_lazy_test),
+	KUNIT_CASE(cache_post_inv_test),
 	KUNIT_CASE(cache_destroy_test),
 	{}
 };

@@ -499,7 +499,7 @@ static int fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		default:
 			break;
 		}
-		if (!fake_exec(fdev, wr)) {
+		if (!fdev->qp_error && !fake_exec(fdev, wr)) {
 			rec->rejected = true;
 			fdev->exec_errors++;
 		}

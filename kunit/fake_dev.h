@@ -75,6 +75,8 @@ struct fake_dev {
 	 * returns.
 	 */
 	bool			flush_inline;
+	/* A QP in error: WRs are recorded, not executed (flush them). */
+	bool			qp_error;
 	/* A failing post first flushes this many uncompleted WRs. */
 	unsigned int		fail_flush;
 	struct list_head	mrs;

@@ -254,6 +254,94 @@ static void reminv_lazy_pool_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
 }
 
+/* A pool of one descriptor whose completions post their LOCAL_INVs. */
+static struct mrkit_pool *post_inv_pool(struct kunit *test, struct ib_pd *pd)
+{
+	struct mrkit_pool_attr attr = {
+		.name = "postinv", .depth = 1, .pages_per_mr = 8,
+		.flags = MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV,
+		.node = NUMA_NO_NODE,
+	};
+
+	return test_pool(test, pd, &attr);
+}
+
+/*
+ * MRKIT_POOL_POST_INV: the completion posts one unsignaled LOCAL_INV of
+ * the key and gives the descriptor back at once; its next registration
+ * on the QP needs no LOCAL_INV, unless the QP was drained since (the
+ * posted one may have been flushed, as here: the key is still valid).
+ */
+static void reminv_post_inv_pool_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = post_inv_pool(test, fdev->pd);
+	struct mrkit_pool_attr bad = {
+		.name = "bad", .depth = 1, .flags = MRKIT_POOL_POST_INV,
+		.node = NUMA_NO_NODE,
+	};
+	struct mrkit_seg s1[8], s2[8], s3[8];
+	struct mrkit_pool_stats st;
+	struct test_io t;
+	unsigned int base;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mrkit_pool_create(fdev->pd, &bad)),
+			-EINVAL);
+	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 1);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s1[0].key);
+	KUNIT_EXPECT_FALSE(test, fdev->recs[base].send_flags & IB_SEND_SIGNALED);
+
+	/* The LOCAL_INV is queued ahead: the next chain is the REG_MR alone. */
+	base = fdev->nr_recs;
+	fake_io_post(test, fdev, pool, &t, 0x200000, 4, s2);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 2);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s2[0].key);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+
+	/* Flushed before it ran, then the drain: invalidated again. */
+	fdev->qp_error = true;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16), 1U);
+	fdev->qp_error = false;
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	mrkit_pool_qp_drained(pool);
+	base = fdev->nr_recs;
+	fake_io_post(test, fdev, pool, &t, 0x300000, 4, s3);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 3);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s2[0].key);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].opcode, IB_WR_REG_MR);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+
+	/* The LOCAL_INV's post fails: invalidated as in a fenced pool. */
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 1);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s3[0].key);
+	KUNIT_EXPECT_TRUE(test, fdev->recs[base].send_flags & IB_SEND_SIGNALED);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale, 0ULL);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
 /*
  * In a lazy pool a descriptor holds its previous use's key, still valid,
  * until the next I/O's REG_MR is posted.  That key offered for the next
@@ -489,6 +577,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE_PARAM(reminv_bogus_test, bogus_gen_params),
 	KUNIT_CASE(reminv_lazy_pool_test),
 	KUNIT_CASE(reminv_lazy_kept_key_test),
+	KUNIT_CASE(reminv_post_inv_pool_test),
 	KUNIT_CASE(reminv_fuzz_test),
 	KUNIT_CASE(reminv_supported_test),
 	KUNIT_CASE(reminv_find_rkey_named_test),
@@ -766,12 +855,74 @@ static void reminv_rdma_fence_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
+/* An empty signaled SEND to the peer, waited for. */
+static void ri_send_behind(struct kunit *test, struct mrk_pair *pair)
+{
+	struct ib_send_wr send = {};
+	struct mrk_wait sent, recv;
+
+	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, SZ_512K, 64, &recv), 0);
+	mrk_wait_init(&sent);
+	send.opcode = IB_WR_SEND;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.wr_cqe = &sent.cqe;
+	KUNIT_ASSERT_EQ(test, ib_post_send(pair->local.qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
+	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+}
+
+/*
+ * MRKIT_POOL_POST_INV on rxe and siw: done() runs from the completion
+ * call, and once a WR posted after it on the QP completed, a peer access
+ * with the I/O's key fails; the descriptor's next registration, with no
+ * LOCAL_INV of its own, is usable by the peer.
+ */
+static void reminv_rdma_post_inv_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = post_inv_pool(test, pair->local.pd);
+	unsigned int i, dead = 0;
+	struct mrk_pair *probe;
+	struct mrk_wait w;
+	u32 old_key = 0;
+	struct ri_io r;
+
+	for (i = 0; i < 20; i++) {
+		ri_post(test, pair, pool, &r, 1);
+		KUNIT_EXPECT_NE(test, r.segs[0].key, old_key);
+		memset(pair->pbuf, 0x11 + i, 64);
+		KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
+						    r.segs[0].addr,
+						    r.segs[0].key, &w), 0);
+		KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, r.buf[63], 0x11 + i);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io,
+							pair->local.qp), 0);
+		KUNIT_ASSERT_EQ(test, r.t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+		/* A signaled SEND behind the LOCAL_INV: it ran once this did. */
+		ri_send_behind(test, pair);
+		probe = mrk_pair_create_pd(test, kind, pair->local.pd);
+		if (!mrk_peer_access_dead(probe, r.segs[0].addr, r.segs[0].key,
+					  r.buf, 64))
+			dead++;
+		mrk_pair_destroy(probe);
+		old_key = r.segs[0].key;
+		kunit_kfree(test, r.buf);
+	}
+	KUNIT_EXPECT_EQ(test, dead, 20U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
 static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_match_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_three_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_cached_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_bogus_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_fence_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_post_inv_test, mrk_kind_gen_params),
 	{}
 };
 

@@ -262,7 +262,8 @@ int mrkit_query_limits(struct ib_device *dev, const struct mrkit_io_shape *shape
 	     check_add_overflow(lim->mrs_per_io, shape->max_gaps,
 				&lim->mrs_per_io)) ||
 	    check_mul_overflow(lim->mrs_per_io,
-			       (shape->flags & MRKIT_POOL_LAZY_INV) ? 3U : 2U,
+			       (shape->flags & (MRKIT_POOL_LAZY_INV |
+						MRKIT_POOL_POST_INV)) ? 3U : 2U,
 			       &lim->wrs_per_io) ||
 	    check_add_overflow(lim->wrs_per_io, shape->extra_wrs,
 			       &lim->wrs_per_io)) {
@@ -525,6 +526,12 @@ static int mrkit_pool_check_attr(struct ib_device *dev,
 	if (attr->flags & ~MRKIT_POOL_FLAGS_ALL) {
 		ibdev_err_ratelimited(dev, "mrkit pool %s: unknown flags 0x%x\n",
 				      name, attr->flags & ~MRKIT_POOL_FLAGS_ALL);
+		return -EINVAL;
+	}
+	if ((attr->flags & MRKIT_POOL_POST_INV) &&
+	    !(attr->flags & MRKIT_POOL_LAZY_INV)) {
+		ibdev_err_ratelimited(dev, "mrkit pool %s: MRKIT_POOL_POST_INV without MRKIT_POOL_LAZY_INV\n",
+				      name);
 		return -EINVAL;
 	}
 	if (attr->node != NUMA_NO_NODE &&

@@ -37,17 +37,27 @@ struct mrkit_mr;
  *	mrkit_io_release() on the idle I/O gives them back, and
  *	mrkit_pool_destroy() takes back those of idle I/Os.  A retired
  *	descriptor is never kept.
+ * @MRKIT_POOL_POST_INV: with %MRKIT_POOL_LAZY_INV: mrkit_io_complete()
+ *	first posts an unsignaled LOCAL_INV of each key the I/O exposed,
+ *	then gives the descriptors back and runs done() at once (the ib_srp
+ *	scheme).  The keys die in the send queue's order, before any WR
+ *	posted after them on the QP, and a descriptor's next registration
+ *	needs no LOCAL_INV of its own unless that one failed.  For pools
+ *	whose I/Os post on one QP at a time, drained before the next one
+ *	(see mrkit_pool_qp_drained()).
  */
 enum mrkit_pool_flags {
 	MRKIT_POOL_SG_GAPS	= 1 << 0,
 	MRKIT_POOL_INTEGRITY	= 1 << 1,
 	MRKIT_POOL_LAZY_INV	= 1 << 2,
 	MRKIT_POOL_IO_CACHE	= 1 << 3,
+	MRKIT_POOL_POST_INV	= 1 << 4,
 };
 
 /* Every pool flag this version knows; others are refused with -EINVAL. */
 #define MRKIT_POOL_FLAGS_ALL	(MRKIT_POOL_SG_GAPS | MRKIT_POOL_INTEGRITY | \
-				 MRKIT_POOL_LAZY_INV | MRKIT_POOL_IO_CACHE)
+				 MRKIT_POOL_LAZY_INV | MRKIT_POOL_IO_CACHE | \
+				 MRKIT_POOL_POST_INV)
 
 /**
  * struct mrkit_pool_attr - what a pool is created from
