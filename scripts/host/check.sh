@@ -158,6 +158,9 @@ lane_a() {
 		scripts/host/dkms-check.sh
 	# rxe with integrity MRs (built here) against the kernel's T10-PI code.
 	lrun a11 "rxe-pi: integrity MRs against the kernel's T10-PI code, 2000 cases" scripts/host/vm-rxe-pi.sh 2000
+	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
+	lrun a12 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
+		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
 	pair_nvme
 }
 lane_b() {
@@ -165,12 +168,9 @@ lane_b() {
 	lrun b2 "ulp: iser on mrkit over rxe, short verify, the portal fault and the link deleted" scripts/host/vm-ulp.sh iser rxe check
 	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
 	lrun b4 "ulp: srp on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh srp rxe check
-	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
-	lrun b5 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
-		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
 	# T10-PI end to end over rxe with integrity MRs, mrkit's and the stock
 	# nvme-rdma against nvmet-rdma with pi_enable.
-	lrun b6 "pi: nvme-rdma on mrkit with T10-PI over rdma_rxe_pi, short verify" \
+	lrun b5 "pi: nvme-rdma on mrkit with T10-PI over rdma_rxe_pi, short verify" \
 		scripts/host/vm-ulp.sh nvme rxe-pi pi
 	pair_srp
 }
