@@ -13,7 +13,8 @@
 #                     deleted under load (fio verify running)
 #   mrkit_mode=pi     (over rxe-pi) a third namespace with T10-PI: a
 #                     scsi_debug disk with DIF type 1 and DIX, the port
-#                     with pi_enable; for both drivers, fio verify on it
+#                     with pi_enable; for each driver of mrkit_drivers
+#                     (default both), fio verify on it
 #                     with the block layer generating and checking the
 #                     protection information, and its read-back
 #   mrkit_mode=bench  A/B: the same jobs with the stock and the mrkit driver
@@ -237,8 +238,10 @@ find_pi_dev() {
 
 s_start=$(ulp_splats)
 if [ "$mode" = pi ]; then
-	run_verify stock "${nvme_pi_mib:-8}" pi
-	run_verify mrkit "${nvme_pi_mib:-8}" pi
+	say "NVME pi_drivers $(ulp_drivers stock,mrkit | tr ' ' ,)"
+	for d in $(ulp_drivers stock,mrkit); do
+		run_verify "$d" "${nvme_pi_mib:-8}" pi
+	done
 else
 	ulp_run_mode 8 8 128 32 portcycle ctrldelete
 fi

@@ -77,8 +77,8 @@ class NvmePiTest(LogTest):
 
     def judge(self, fmt="T10-DIF-TYPE1-CRC", drivers=("stock", "mrkit"), errors=0,
               pierr="tried=12 injected=12 detected=12 delivered_corrupt=0", sig_errors=6,
-              decode="reads=6 decoded=6"):
-        text = ""
+              decode="reads=6 decoded=6", named=None):
+        text = f"MRKIT-VM NVME pi_drivers {named}\n" if named else ""
         for d in drivers:
             text += (fio_run(f"pi-rxe-pi-{d}", write_ios=9, read_ios=9, write_bytes=16 * MIB,
                              read_bytes=16 * MIB, verify_errors=errors)
@@ -106,6 +106,16 @@ class NvmePiTest(LogTest):
         rc, out = self.judge(drivers=("mrkit",))
         self.assertEqual(rc, 1)
         self.assertIn("PI: a run per driver expected", out)
+
+    def test_the_drivers_the_guest_names(self):
+        rc, out = self.judge(drivers=("mrkit",), named="mrkit")
+        self.assertEqual(rc, 0, out)
+        rc, out = self.judge(drivers=("mrkit",), named="stock,mrkit")
+        self.assertEqual(rc, 1)
+        self.assertIn("PI: a run per driver expected", out)
+        rc, out = self.judge(drivers=("stock",), named="stock", decode="")
+        self.assertEqual(rc, 1)
+        self.assertIn("PI: mrkit's driver did not run", out)
 
     def test_pierr_needs_every_injection_detected_and_nothing_delivered(self):
         rc, out = self.judge()
