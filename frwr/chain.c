@@ -285,6 +285,7 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 {
 	struct mrkit_mr *mr;
 	unsigned int n = 0;
+	bool chained;
 
 	for (mr = *pos; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
@@ -292,16 +293,17 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 		b->mr[n] = mr;
 		b->old_key[n] = mr->inv_key;
 		b->old_valid[n] = mr->dev_valid;
-		b->old_inv[n] = mr->old_inv;
+		b->old_inv[n] = READ_ONCE(mr->old_inv);
 		/*
 		 * A kept key is invalidated first, unless its LOCAL_INV was
 		 * posted already: it ran, or it is queued ahead of this chain,
 		 * or it failed and mrkit_wc_mr() said so.
 		 */
-		mr->old_inv = mr->dev_valid &&
-			      READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED ?
-			      MRKIT_OLD_INV_CHAINED : MRKIT_OLD_INV_NONE;
-		if (mr->old_inv == MRKIT_OLD_INV_CHAINED) {
+		chained = mr->dev_valid &&
+			  b->old_inv[n] != MRKIT_OLD_INV_POSTED;
+		WRITE_ONCE(mr->old_inv, chained ? MRKIT_OLD_INV_CHAINED :
+						  MRKIT_OLD_INV_NONE);
+		if (chained) {
 			mrkit_build_inv(mr, &b->inv[n]);
 			*prev = &b->inv[n];
 			prev = &b->inv[n].next;
@@ -360,7 +362,7 @@ static void mrkit_chain_regs_failed(struct mrkit_batch *b,
 		/* Not posted: as if never handed out, the old key kept. */
 		mr->pi_unchecked = false;
 		mr->dev_valid = b->old_valid[k];
-		mr->old_inv = b->old_inv[k];
+		WRITE_ONCE(mr->old_inv, b->old_inv[k]);
 		mr->inv_key = b->old_key[k];
 		mrkit_mr_transition(mr, MRKIT_MR_REGISTERED, MRKIT_MR_MAPPED);
 	}
@@ -524,7 +526,9 @@ static int mrkit_post_kept_invs(struct mrkit_io *io, struct ib_qp *qp)
 		first = NULL;
 		prev = &first;
 		for (n = 0; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
-			if (!mr->dev_valid)
+			/* Not when its LOCAL_INV is posted already. */
+			if (!mr->dev_valid ||
+			    READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_POSTED)
 				continue;
 			mrkit_build_inv(mr, &inv[n]);
 			*prev = &inv[n];
@@ -653,6 +657,8 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	io->nr_wrs += 2 * io->nr_mrs;
 	/* Before the post: the completion may run on another CPU at once. */
 	for (mr = io->mrs; mr; mr = mr->io_next) {
+		/* The kept keys' LOCAL_INVs are queued ahead. */
+		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_NONE);
 		mrkit_mr_posting(io, mr);
 		if (with_inv)
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
@@ -809,7 +815,9 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
  * back right after.  Each descriptor whose LOCAL_INV reached the QP is
  * marked %MRKIT_OLD_INV_POSTED, so that its next registration does not
  * invalidate the key again; a failure completes on the descriptor's cqe
- * and takes the mark back (mrkit_posted_inv_failed()).
+ * and takes the mark back (mrkit_posted_inv_failed()).  A protected
+ * registration's signature status is read first (mrkit_mr_enforce_pi()):
+ * an error becomes the I/O's -EILSEQ.
  *
  * Return: 0, or the provider's errno when a batch failed to post (those
  * of its WRs that reached the QP are marked all the same).
@@ -828,6 +836,9 @@ int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
 		first = NULL;
 		prev = &first;
 		for (n = 0; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
+			/* Never invalidate a protected registration unchecked. */
+			if (mrkit_mr_enforce_pi(io, mr))
+				io->status = io->status ?: -EILSEQ;
 			if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
 			    !mr->dev_valid)
 				continue;

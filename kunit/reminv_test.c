@@ -336,6 +336,22 @@ static void reminv_post_inv_pool_test(struct kunit *test)
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+
+	/* A READ chain behind a posted LOCAL_INV: no LOCAL_INV of its own. */
+	fake_io_post(test, fdev, pool, &t, 0x400000, 4, s1);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	tio_init(&t, pool, MRKIT_LOCAL_SINK);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x500000, 4 * P),
+					   1, 0), 1);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x1000, 5), 0);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 0U);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
 	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.stale, 0ULL);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);

@@ -488,18 +488,24 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 	 * a second completion is refused and done does not run again.  With
 	 * I/Os that keep their descriptors, a clean completion keeps it and
 	 * one with a PI error gives it back: a descriptor is never kept with
-	 * an error on it.
+	 * an error on it.  The same where the completion posts the
+	 * LOCAL_INVs (MRKIT_POOL_POST_INV): the status is read before.
 	 */
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < 3; round++) {
+		static const char * const names[] = {
+			"siglazy", "sigkeep", "sigpostinv",
+		};
+		static const u32 flags[] = {
+			0, MRKIT_POOL_IO_CACHE, MRKIT_POOL_POST_INV,
+		};
 		struct mrkit_pool_attr la = {
-			.name = round ? "sigkeep" : "siglazy", .depth = 1,
-			.node = NUMA_NO_NODE,
+			.name = names[round], .depth = 1, .node = NUMA_NO_NODE,
 			.flags = MRKIT_POOL_INTEGRITY | MRKIT_POOL_LAZY_INV |
-				 (round ? MRKIT_POOL_IO_CACHE : 0),
+				 flags[round],
 		};
 		struct mrkit_pool *lazy = test_pool(test, fdev->pd, &la);
 
-		if (round) {
+		if (round == 1) {
 			KUNIT_EXPECT_EQ(test, pi_complete_lazy(test, fdev, lazy,
 							       &t, &b, &pi, 0),
 					0);
@@ -510,6 +516,9 @@ static void sigmr_unchecked_put_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, pi_complete_lazy(test, fdev, lazy, &t, &b,
 						       &pi, IB_SIG_BAD_GUARD + 1),
 				-EILSEQ);
+		/* Only the completion of the last round posts a LOCAL_INV. */
+		KUNIT_EXPECT_EQ(test, fdev->recs[fdev->nr_recs - 1].opcode ==
+				IB_WR_LOCAL_INV, round == 2);
 		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp),
 				-EINVAL);
 		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
