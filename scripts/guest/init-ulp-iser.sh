@@ -329,7 +329,7 @@ esac
 kill $ISCSID_PID 2> /dev/null
 ulp_unload_mrkit
 sp=$(($(ulp_splats) - s_start))
-[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
+[ $sp = 0 ] || ulp_show_splats
 say "ISER end splats=$sp"
 [ $sp = 0 ] && say "PASS iser $mode over $t (verdict on the numbers: mrkit_report.iser)"
 poweroff -f

@@ -248,7 +248,7 @@ fi
 
 rmmod mrkit || fail "rmmod mrkit"
 sp=$(($(ulp_splats) - s_start))
-[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 | sed 's/^/MRKIT-VM   /'
+[ $sp = 0 ] || ulp_show_splats
 say "NVME end splats=$sp"
 [ $sp = 0 ] && say "PASS nvme $mode over $t (verdict on the numbers: mrkit_report.nvme)"
 poweroff -f

@@ -328,14 +328,28 @@ ulp_unload_mrkit() {
 	fail "rmmod mrkit"
 }
 
+# ulp_show_splats: the kernel's log around its splats, for the console:
+# the 30 lines before the first (what led to it), then each splat with the
+# 5 lines after it.
+ulp_show_splats() {
+	local n s
+	n=$(dmesg | grep -n -m1 -E 'BUG:|WARNING:|Oops' | cut -d: -f1)
+	[ -n "$n" ] || return 0
+	s=$((n - 30))
+	[ $s -ge 1 ] || s=1
+	{
+		dmesg | sed -n "$s,$((n - 1))p"
+		dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40
+	} | sed 's/^/MRKIT-VM   /'
+}
+
 # ulp_finish NAME: unload mrkit, show any splat since $s_start, print
 # "NAME end splats=N" and, with none, the PASS line; power off.
 ulp_finish() {
 	local sp
 	ulp_unload_mrkit
 	sp=$(($(ulp_splats) - s_start))
-	[ $sp = 0 ] || dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40 |
-		sed 's/^/MRKIT-VM   /'
+	[ $sp = 0 ] || ulp_show_splats
 	say "$(echo "$1" | tr a-z A-Z) end splats=$sp"
 	[ $sp = 0 ] && say "PASS $1 $mode over $t (verdict on the numbers: mrkit_report)"
 	poweroff -f
