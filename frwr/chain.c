@@ -805,6 +805,28 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 	return 0;
 }
 
+/*
+ * A batch of mrkit_io_post_inv_unsignaled() failed to post, after earlier
+ * ones reached the QP: the I/O is invalidated as in a fenced pool next,
+ * which must not invalidate those keys a second time (a device may fail a
+ * LOCAL_INV of a key that is invalid already) nor count them invalid
+ * before their LOCAL_INVs ran.  Each is retired instead: parked until
+ * mrkit_pool_qp_drained(), then deregistered, which kills its key
+ * whatever its LOCAL_INV did; the I/O's done() waits for that.
+ */
+static void mrkit_io_park_posted_invs(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr;
+
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED ||
+		    mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
+			continue;
+		mr->orphan = true;
+		mrkit_mr_mark_stale(mr);
+	}
+}
+
 /**
  * mrkit_io_post_inv_unsignaled - post the LOCAL_INVs of a completing I/O
  * @io: a posted I/O of a %MRKIT_POOL_POST_INV pool
@@ -819,8 +841,9 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
  * registration's signature status is read first (mrkit_mr_enforce_pi()):
  * an error becomes the I/O's -EILSEQ.
  *
- * Return: 0, or the provider's errno when a batch failed to post (those
- * of its WRs that reached the QP are marked all the same).
+ * Return: 0, or the provider's errno when a batch failed to post; the
+ * descriptors whose LOCAL_INVs reached the QP before it are then retired
+ * (mrkit_io_park_posted_invs()).
  */
 int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
 {
@@ -858,6 +881,7 @@ int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
 		}
 		if (ret) {
 			mrkit_post_failed(io, ret, first, bad, "invalidation");
+			mrkit_io_park_posted_invs(io);
 			return ret;
 		}
 	}

@@ -708,7 +708,9 @@ static noinline int mrkit_io_complete_lazy(struct mrkit_io *io,
  * REG_MRs may still sit in the send queue: then the I/O is invalidated as
  * in a fenced pool.  With %MRKIT_POOL_POST_INV too, an unsignaled
  * LOCAL_INV of each live key is posted first (if that post fails, the I/O
- * is invalidated as in a fenced pool).
+ * is invalidated as in a fenced pool, and the keys whose LOCAL_INVs were
+ * posted before the failure are retired: done() gets -EIO once they are
+ * deregistered, after mrkit_pool_qp_drained()).
  *
  * Context: any context ib_post_send() allows.
  * Return: as mrkit_io_invalidate(): %0, %-EBUSY while the I/O's

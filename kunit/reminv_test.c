@@ -359,6 +359,63 @@ static void reminv_post_inv_pool_test(struct kunit *test)
 }
 
 /*
+ * MRKIT_POOL_POST_INV, an I/O of five descriptors: the completion posts
+ * its LOCAL_INVs in two batches and the second fails to post.  The I/O is
+ * invalidated as in a fenced pool, with a signaled LOCAL_INV of the fifth
+ * key only: the four already on the send queue are not invalidated twice
+ * (the fake device counts a LOCAL_INV of an invalid key as an execution
+ * error) but retired, and done() waits for their deregistration.
+ */
+static void reminv_post_inv_batch_fail_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool_attr attr = {
+		.name = "postinv5", .depth = 6, .pages_per_mr = 8,
+		.flags = MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV,
+		.node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct mrkit_pool_stats st;
+	struct mrkit_seg segs[8];
+	struct test_io t;
+	unsigned int base, i;
+
+	KUNIT_ASSERT_EQ(test, fake_io_post(test, fdev, pool, &t, 0x100000, 40,
+					   segs), 5);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 2, -ENOMEM);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	KUNIT_ASSERT_EQ(test, fdev->nr_recs, base + 5);
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, fdev->recs[base + i].opcode,
+				IB_WR_LOCAL_INV);
+		KUNIT_EXPECT_EQ(test, fdev->recs[base + i].key, segs[i].key);
+		KUNIT_EXPECT_EQ(test,
+				!!(fdev->recs[base + i].send_flags & IB_SEND_SIGNALED),
+				i == 4);
+	}
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	/* The four retired MRs: deregistered after the drain, then done(). */
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_GE(test, st.stale, 4U);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, segs[i].key));
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_GE(test, st.stale_replaced, 4ULL);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
+/*
  * In a lazy pool a descriptor holds its previous use's key, still valid,
  * until the next I/O's REG_MR is posted.  That key offered for the next
  * I/O before its post names the previous use: bogus, and it changes
@@ -594,6 +651,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_lazy_pool_test),
 	KUNIT_CASE(reminv_lazy_kept_key_test),
 	KUNIT_CASE(reminv_post_inv_pool_test),
+	KUNIT_CASE(reminv_post_inv_batch_fail_test),
 	KUNIT_CASE(reminv_fuzz_test),
 	KUNIT_CASE(reminv_supported_test),
 	KUNIT_CASE(reminv_find_rkey_named_test),
