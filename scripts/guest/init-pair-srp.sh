@@ -81,7 +81,10 @@ target() {
 # (ib_srpt sends a zero-length RDMA Write the moment siw reports the
 # connection established; siw's initiator resets a connection whose MPA
 # reply it reads with that Write already behind it), which fails
-# add_target when it is the first channel's.
+# add_target when it is the first channel's.  How often depends on how
+# busy the host is (the initiator reads the MPA reply late when its vCPU
+# waited), so that several attempts in a row can fail: up to 12, 3 s
+# apart, and a note says how many a login took.
 # A login that connected but gave no disk (seen right after a target port
 # was deleted with I/O in flight: a command of the SCSI scan went
 # unanswered, and LIO had no such task when it was aborted) leaves its
@@ -92,7 +95,7 @@ login() {
 	SRP_ADDR=$TADDR
 	until srp_login && cmd_timeout; do
 		n=$((n + 1))
-		if [ $n -ge 4 ]; then
+		if [ $n -ge 12 ]; then
 			dmesg | grep -iE 'srp|REJ|rdma|siw|rxe' | tail -n 15 |
 				sed 's/^/MRKIT-VM PAIR note: login: /'
 			return 1
@@ -103,6 +106,7 @@ login() {
 		fi
 		sleep 3
 	done
+	[ $n = 0 ] || say "PAIR note: login: connected at attempt $((n + 1))"
 }
 
 # SCSI commands time out after CMD_TMO s (the disk's error handling).

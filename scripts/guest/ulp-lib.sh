@@ -329,8 +329,8 @@ ulp_unload_mrkit() {
 }
 
 # ulp_show_splats: the kernel's log around its splats, for the console:
-# the 30 lines before the first (what led to it), then each splat with the
-# 5 lines after it.
+# the 30 lines before the first (what led to it), then each splat with its
+# call trace.
 ulp_show_splats() {
 	local n s
 	n=$(dmesg | grep -n -m1 -E 'BUG:|WARNING:|Oops' | cut -d: -f1)
@@ -339,7 +339,12 @@ ulp_show_splats() {
 	[ $s -ge 1 ] || s=1
 	{
 		dmesg | sed -n "$s,$((n - 1))p"
-		dmesg | grep -E -A5 'BUG:|WARNING:|Oops' | head -n 40
+		# Each splat to its end marker (the call trace says whose
+		# objects were left), without the module list; 240 lines at most.
+		dmesg | sed -n "$n,\$p" | grep -v 'Modules linked in' |
+			awk '/BUG:|WARNING:|Oops/ { p = 1 }
+			     p { print; if (++c >= 240) exit }
+			     /---\[ end trace/ { p = 0 }'
 	} | sed 's/^/MRKIT-VM   /'
 }
 
