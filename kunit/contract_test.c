@@ -654,6 +654,14 @@ static void contract_sq_sizing_test(struct kunit *test)
 	shape.flags = MRKIT_POOL_LAZY_INV;
 	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
 	KUNIT_EXPECT_EQ(test, lim.wrs_per_io, 28U);
+	/* A POST_INV pool is lazy; its shape is counted so with either flag. */
+	shape.flags = MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV;
+	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
+	KUNIT_EXPECT_EQ(test, lim.wrs_per_io, 28U);
+	shape.flags = MRKIT_POOL_POST_INV;
+	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
+	KUNIT_EXPECT_EQ(test, lim.wrs_per_io, 28U);
+	shape.flags = MRKIT_POOL_LAZY_INV;
 	shape.map_flags = MRKIT_MAP_4K;
 	KUNIT_ASSERT_EQ(test, mrkit_query_limits(&fdev->ibdev, &shape, &lim), 0);
 	KUNIT_EXPECT_EQ(test, lim.mrs_per_io, DIV_ROUND_UP(SZ_1M / SZ_4K + 1, 32));
