@@ -383,14 +383,21 @@ static int fake_check_mr_status(struct ib_mr *mr, u32 check_mask,
 	return 0;
 }
 
-/* Invalidate the valid registration under @key; false if there is none. */
-static bool fake_invalidate(struct fake_dev *fdev, u32 key)
+/*
+ * Invalidate the valid registration under @key; false if there is none.
+ * With @local (this side's LOCAL_INV) the registration's signature status
+ * goes with it: mrkit must read it before it invalidates the key itself
+ * (a peer's invalidation cannot wait for that, and keeps it).
+ */
+static bool fake_invalidate(struct fake_dev *fdev, u32 key, bool local)
 {
 	struct fake_mr *fmr;
 
 	list_for_each_entry(fmr, &fdev->mrs, node) {
 		if (fmr->valid && fmr->dev_key == key) {
 			fmr->valid = false;
+			if (local)
+				memset(&fmr->status, 0, sizeof(fmr->status));
 			return true;
 		}
 	}
@@ -417,8 +424,9 @@ static bool fake_exec(struct fake_dev *fdev, const struct ib_send_wr *wr)
 		fmr->dev_key = reg->key;
 		return true;
 	case IB_WR_LOCAL_INV:
+		return fake_invalidate(fdev, wr->ex.invalidate_rkey, true);
 	case IB_WR_RDMA_READ_WITH_INV:
-		return fake_invalidate(fdev, wr->ex.invalidate_rkey);
+		return fake_invalidate(fdev, wr->ex.invalidate_rkey, false);
 	default:
 		return true;
 	}
@@ -527,7 +535,7 @@ bool fake_peer_invalidate(struct fake_dev *fdev, u32 key)
 	bool done;
 
 	spin_lock_irqsave(&fdev->lock, flags);
-	done = fake_invalidate(fdev, key);
+	done = fake_invalidate(fdev, key, false);
 	spin_unlock_irqrestore(&fdev->lock, flags);
 	return done;
 }
