@@ -436,25 +436,33 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 {
 	struct mrkit_mr *mr;
 	unsigned int fenced = 0;
+	int err = status;
 
 	for (mr = io->mrs; mr; mr = mr->io_next) {
 		int state = mrkit_mr_state(mr);
 
-		/* The common case first: its LOCAL_INV completed. */
+		/*
+		 * The common case first: its LOCAL_INV completed.  Each is
+		 * settled by the chain's @status alone: a retired neighbour
+		 * says nothing about this one's LOCAL_INV.
+		 */
 		if (likely(state == MRKIT_MR_INVALIDATING) ||
 		    state != MRKIT_MR_STALE) {
 			if (!mrkit_io_settle_one(mr, state, status, fin))
 				continue;
 		} else {
-			/* A WR on it failed: so did the I/O's registration. */
-			status = status ?: -EIO;
+			/*
+			 * A WR on it failed, or its key was left to its
+			 * deregistration: so did the I/O's registration.
+			 */
+			err = err ?: -EIO;
 		}
 		mr->fence = &io->fence;
 		fenced++;
 	}
 	/* A PI error mrkit found itself (see mrkit_mr_enforce_pi()). */
 	mrkit_io_enforce_pi_all(io);
-	io->status = status ?: io->status;
+	io->status = err ?: io->status;
 	if (!fenced) {
 		enum mrkit_give give = MRKIT_GIVE_PUT;
 
