@@ -24,11 +24,12 @@
 # outlives the outage, so they are answered on it once the wire is back
 # (a reconnect is needed only when the target went away); rportdelete:
 # the initiator's target port deleted through sysfs under fio (the disk
-# goes, queued I/O fails).  Block sizes up to 2 MiB from buffers 512
-# bytes past a page boundary, so that a 2 MiB request takes several MRs
-# on rxe (512 pages per MR) and a 1 MiB one on siw (256): each step of
-# mrkit's driver prints how many its requests took (pair-lib.sh's
-# PAIR_MRS; the MRS line of mrkit_report.pair).
+# goes, queued I/O fails).  Buffers 512 bytes past a page boundary, and
+# besides the random writes a job that writes 4 MiB blocks in sequence
+# (pair-lib.sh's PAIR_SEQ_BS), so that requests take several MRs: 1025
+# pages, on rxe 3 MRs of 512 pages, on siw 5 of 256.  Each step of
+# mrkit's driver prints how many MRs its requests took (PAIR_MRS; the MRS
+# line of mrkit_report.pair).
 # Both guests boot without IPv6: ib_srpt listens on IPv6's wildcard
 # address when it can, and siw hands such a listener IPv4 connections
 # with v4-mapped addresses, which RDMA/CM refuses (siw_reject() before
@@ -55,6 +56,7 @@ PAIR_TMO=20
 CMD_TMO=10
 PAIR_BSSPLIT=512/10:4k/30:16k/20:64k/15:256k/10:1m/10:2m/5
 PAIR_FIO_MORE=--iomem_align=512
+PAIR_SEQ_BS=4m
 PAIR_MRS=1
 # Reconnect every 2 s; I/O fails after 15 s without a connection; the
 # disk stays for 10 minutes (a target boots again in less).

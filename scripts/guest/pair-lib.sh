@@ -177,7 +177,8 @@ pair_serve_until_stop() {
 #   drv_state          what the ULP says about its connection (diagnosis)
 # and the variables pair_delete (the deletion fault's name), PAIR_TMO (the
 # ULP's own timeout, s: linkdown lasts pair_down s longer), PAIR_BSSPLIT
-# (fio's block sizes), PAIR_FIO_MORE (more fio arguments for both runs)
+# (fio's block sizes), PAIR_FIO_MORE (more fio arguments for both runs),
+# PAIR_FIO_SEQ (a job that the write run ends with: pair_disk_fio's)
 # and PAIR_MRS (1: a step of mrkit's driver also prints "MRKIT-VM PAIR mrs
 # T FAULT mrkit per_request_max=N multi_mr_requests=N maps=N", ulp-lib.sh's
 # ulp_mrs_off over the step's fio runs, from after drv_up to the logout).
@@ -201,7 +202,14 @@ pair_serve_until_stop() {
 # it:
 #   pair_disk_up D     drv_up's steps for such a disk: driver D loaded, the
 #                      /init's login (which finds DEV), PAIR_FIO, zeros
-#   pair_disk_fio      PAIR_FIO for the disk
+#   pair_disk_fio      PAIR_FIO for the disk; with PAIR_SEQ_BS, also
+#                      PAIR_FIO_SEQ: a job that writes (and verifies) one
+#                      more region behind the random writes' in blocks of
+#                      PAIR_SEQ_BS, in sequence, so that requests as large
+#                      as fio's blocks reach the driver (fio cuts a random
+#                      write short at the first block an earlier write of
+#                      its run took: in a region of a few MiB, hardly a
+#                      large random write keeps its size)
 #   pair_disk_zero     zeros where fio is to write, and the disk's written
 #                      count from then on
 #   pair_disk_written_mib
@@ -291,11 +299,13 @@ pair_step() {	# driver fault
 	r0=$(drv_reconnects)
 	pair_trace_on
 	rm -f /*-verify.state
-	# shellcheck disable=SC2046
+	# PAIR_FIO_SEQ last: fio seeds a job's random numbers by its number,
+	# and the read-back (without it) must replay the same writes.
+	# shellcheck disable=SC2046,SC2086
 	ulp_fio "$name" $(pair_fio_args) --do_verify=1 --verify_backlog=32 \
 		--verify_state_save=1 --runtime="${pair_rt:-90}" \
 		--write_lat_log=/tmp/done-$name --log_offset=1 --log_avg_msec=0 \
-		> /tmp/$name.out &
+		${PAIR_FIO_SEQ:-} > /tmp/$name.out &
 	echo $! > /tmp/step.pid
 	ulp_wait 600 pair_wrote $((mib / 2)) ||
 		say "PAIR note: little progress before $f"
@@ -387,8 +397,14 @@ pair_disk_up() {
 }
 
 pair_disk_fio() {
-	PAIR_FIO="--name=pair --filename=$DEV --size=${pair_mib:-8}m"
-	PAIR_FIO="$PAIR_FIO --offset_increment=${pair_mib:-8}m"
+	local mib=${pair_mib:-8}
+	PAIR_FIO="--name=pair --filename=$DEV --size=${mib}m"
+	PAIR_FIO="$PAIR_FIO --offset_increment=${mib}m"
+	[ -n "${PAIR_SEQ_BS:-}" ] || return 0
+	PAIR_FIO_SEQ="--name=pairseq --filename=$DEV --offset=$((2 * mib))m"
+	PAIR_FIO_SEQ="$PAIR_FIO_SEQ --size=${mib}m --rw=write --bs=$PAIR_SEQ_BS"
+	PAIR_FIO_SEQ="$PAIR_FIO_SEQ --ioengine=libaio --direct=1 --iodepth=2"
+	PAIR_FIO_SEQ="$PAIR_FIO_SEQ --verify=crc32c --verify_fatal=0 ${PAIR_FIO_MORE:-}"
 }
 
 # Sectors written to the disk (0 while it is gone).
@@ -398,7 +414,9 @@ pair_disk_sectors() {
 }
 
 pair_disk_zero() {
-	dd if=/dev/zero of="$DEV" bs=1M count=$((2 * ${pair_mib:-8})) \
+	local n=2
+	[ -z "${PAIR_SEQ_BS:-}" ] || n=3
+	dd if=/dev/zero of="$DEV" bs=1M count=$((n * ${pair_mib:-8})) \
 		conv=fsync 2> /dev/null
 	PAIR_W0=$(pair_disk_sectors)
 }
