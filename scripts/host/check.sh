@@ -129,7 +129,7 @@ run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio"
 # link down past the ULP's timeout, the target killed and booted again,
 # the session deleted) under fio verify: nvme-rdma on mrkit against
 # nvmet-rdma over rxe, and ib_srp on mrkit against LIO's ib_srpt over siw
-# (b4 runs it over rxe in one guest); make faults runs every fault over
+# (b5 runs it over rxe in one guest); make faults runs every fault over
 # both providers, with the stock drivers and iSER and NFS too.  A pair
 # mostly waits on its wire and its timeouts (about one core's work for its
 # two guests), so each ends a lane, and the two mostly run side by side.
@@ -152,25 +152,25 @@ lane_a() {
 	lrun a6 "stress: puts after destroy and growth on 2 vCPUs (slub_debug)" scripts/host/vm-samples.sh stress
 	lrun a7 "ulp: nfs on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh nfs rxe check
 	lrun a8 "ulp: nvme on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh nvme rxe check
-	lrun a9 "ulp: nvme on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nvme siw check
 	# The package as a user installs it, DKMS building for both kernels.
-	lrun a10 "dkms: mrkit-dkms on a clean chroot, built for 6.1 and 6.12, run in a guest" \
+	lrun a9 "dkms: mrkit-dkms on a clean chroot, built for 6.1 and 6.12, run in a guest" \
 		scripts/host/dkms-check.sh
 	# rxe with integrity MRs (built here) against the kernel's T10-PI code.
-	lrun a11 "rxe-pi: integrity MRs against the kernel's T10-PI code, 2000 cases" scripts/host/vm-rxe-pi.sh 2000
+	lrun a10 "rxe-pi: integrity MRs against the kernel's T10-PI code, 2000 cases" scripts/host/vm-rxe-pi.sh 2000
 	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
-	lrun a12 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
+	lrun a11 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
 		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
 	pair_nvme
 }
 lane_b() {
 	lrun b1 "ulp: nfs on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nfs siw check
-	lrun b2 "ulp: iser on mrkit over rxe, short verify, the portal fault and the link deleted" scripts/host/vm-ulp.sh iser rxe check
-	lrun b3 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
-	lrun b4 "ulp: srp on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh srp rxe check
+	lrun b2 "ulp: nvme on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh nvme siw check
+	lrun b3 "ulp: iser on mrkit over rxe, short verify, the portal fault and the link deleted" scripts/host/vm-ulp.sh iser rxe check
+	lrun b4 "ulp: iser on mrkit over siw, short verify and one fault" scripts/host/vm-ulp.sh iser siw check
+	lrun b5 "ulp: srp on mrkit over rxe, short verify and one fault" scripts/host/vm-ulp.sh srp rxe check
 	# T10-PI end to end over rxe with integrity MRs: mrkit's nvme-rdma
 	# against nvmet-rdma with pi_enable (make demo runs the stock one too).
-	lrun b5 "pi: nvme-rdma on mrkit with T10-PI over rdma_rxe_pi, short verify" \
+	lrun b6 "pi: nvme-rdma on mrkit with T10-PI over rdma_rxe_pi, short verify" \
 		env ULP_DRIVERS=mrkit scripts/host/vm-ulp.sh nvme rxe-pi pi
 	pair_srp
 }
