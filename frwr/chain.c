@@ -119,24 +119,37 @@ static bool mrkit_posted_inv_failed(struct mrkit_mr *mr)
 /*
  * An unsignaled REG_MR, LOCAL_INV or READ on a descriptor: only failures
  * and flushes come here, and each leaves the registration's state unknown.
+ * The pool may hold the descriptor already, or its idle I/O keep it (a
+ * lazy or POST_INV completion of an I/O whose WRs then flushed: its
+ * REG_MR's flush took the posted LOCAL_INV's mark, and this is the
+ * LOCAL_INV's): it cannot be retired there, so it is marked for the next
+ * map that takes it to retire.
  */
 static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr, cqe);
 
 	trace_mrkit_wc_mr(cq, wc, mr);
-	if (wc->status != IB_WC_SUCCESS && mrkit_posted_inv_failed(mr)) {
+	if (wc->status == IB_WC_SUCCESS)
+		return;
+	if (mrkit_posted_inv_failed(mr)) {
 		mrkit_pool_err(mr->pool,
 			       "the LOCAL_INV of descriptor %u's released key: %s; invalidated again at its next registration\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
 		return;
 	}
-	if (wc->status != IB_WC_SUCCESS) {
+	if (mrkit_mr_state(mr) == MRKIT_MR_FREE ||
+	    mrkit_mr_state(mr) == MRKIT_MR_CACHED) {
+		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_UNKNOWN);
 		mrkit_pool_err(mr->pool,
-			       "a work request on descriptor %u: %s; retiring it\n",
+			       "a work request on descriptor %u, given back: %s; retired at its next use\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
-		mrkit_mr_mark_stale(mr);
+		return;
 	}
+	mrkit_pool_err(mr->pool,
+		       "a work request on descriptor %u: %s; retiring it\n",
+		       mr->idx, ib_wc_status_msg(wc->status));
+	mrkit_mr_mark_stale(mr);
 }
 
 /*

@@ -234,6 +234,34 @@ int __cold mrkit_io_refuse(const struct mrkit_io *io, const char *what,
 }
 
 /**
+ * mrkit_io_take_known - retire descriptors whose key's state is unknown
+ * @io: a mapping I/O
+ * @mr: a RESERVED descriptor, from the pool or the I/O's own,
+ *	%MRKIT_OLD_INV_UNKNOWN
+ *
+ * For mrkit_io_take(): each such descriptor is marked stale and put, so
+ * that the pool replaces its MR, and the next one is taken.
+ *
+ * Return: a RESERVED descriptor whose key's state is known, or an
+ * ERR_PTR() from mrkit_mr_get() (%-EAGAIN: the pool is empty until the
+ * replacements are in).
+ */
+struct mrkit_mr *mrkit_io_take_known(struct mrkit_io *io, struct mrkit_mr *mr)
+{
+	do {
+		/* A replacement MR starts with nothing to invalidate. */
+		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_NONE);
+		/* Out of the I/O that kept it: no fence waits on it. */
+		WRITE_ONCE(mr->io, NULL);
+		mrkit_mr_mark_stale(mr);
+		mrkit_mr_put(mr);
+		mr = __mrkit_mr_get(io->pool);
+	} while (!IS_ERR(mr) &&
+		 READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_UNKNOWN);
+	return mr;
+}
+
+/**
  * mrkit_io_drop_cache - give back the descriptors an I/O kept
  * @io: the I/O
  */

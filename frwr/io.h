@@ -15,6 +15,7 @@ int mrkit_io_refuse(const struct mrkit_io *io, const char *what, int err);
 int mrkit_io_map_refused(const struct mrkit_io *io, bool integrity);
 void mrkit_io_drop_cache(struct mrkit_io *io);
 int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp);
+struct mrkit_mr *mrkit_io_take_known(struct mrkit_io *io, struct mrkit_mr *mr);
 
 /**
  * mrkit_io_busy - refuse a call while the I/O's READ chain is in flight
@@ -154,17 +155,27 @@ mrkit_io_dma_dir(const struct mrkit_io *io)
  * mrkit_io_take - a descriptor for a mapping I/O: one it kept, or the pool's
  * @io: the I/O
  *
+ * One whose key's state is unknown (%MRKIT_OLD_INV_UNKNOWN) is retired
+ * instead, and the next taken from the pool (mrkit_io_take_known()).
+ *
  * Return: a RESERVED descriptor, or an ERR_PTR() from mrkit_mr_get().
  */
 static __always_inline struct mrkit_mr *mrkit_io_take(struct mrkit_io *io)
 {
 	struct mrkit_mr *mr = io->cache;
 
-	if (!mr)
-		return __mrkit_mr_get(io->pool);
+	if (!mr) {
+		mr = __mrkit_mr_get(io->pool);
+		if (!IS_ERR(mr) &&
+		    unlikely(READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_UNKNOWN))
+			return mrkit_io_take_known(io, mr);
+		return mr;
+	}
 	io->cache = mr->io_next;
 	mr->io_next = NULL;
 	mrkit_mr_unkeep(mr);
+	if (unlikely(READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_UNKNOWN))
+		return mrkit_io_take_known(io, mr);
 	return mr;
 }
 

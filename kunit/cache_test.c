@@ -111,7 +111,8 @@ static void cache_reuse_test(struct kunit *test)
  * LOCAL_INV and the I/O keeps its descriptor; the next use registers the
  * same MR behind that LOCAL_INV with none of its own.  A LOCAL_INV that
  * was flushed (the QP in error) leaves the key valid: the next use after
- * the drain invalidates it first.
+ * the drain invalidates it first.  A REG_MR flushed too leaves the key's
+ * state unknown: the next use takes another descriptor.
  */
 static void cache_post_inv_test(struct kunit *test)
 {
@@ -125,6 +126,7 @@ static void cache_post_inv_test(struct kunit *test)
 	struct test_io t;
 	struct ib_mr *mr0;
 	unsigned int base;
+	u32 key0;
 
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	mr0 = cycle(test, fdev, &t, 4, 1);
@@ -155,6 +157,31 @@ static void cache_post_inv_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fdev->recs[base + 1].key, fdev->recs[base].key);
 	KUNIT_EXPECT_EQ(test, fdev->recs[base + 2].opcode, IB_WR_REG_MR);
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+
+	/*
+	 * The QP fails before the REG_MR runs: it flushes, then the posted
+	 * LOCAL_INV of a key never registered, with the descriptor kept.
+	 * The next use retires it and takes a fresh one from the pool.
+	 */
+	fdev->qp_error = true;
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 1);
+	base = fdev->nr_recs;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR,
+					    FAKE_MAX_RECORDS), 2U);
+	fdev->qp_error = false;
+	mrkit_pool_qp_drained(pool);
+	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, fdev->recs[base].key));
+	KUNIT_EXPECT_EQ(test, in_use(pool), 1U);
+	base = fdev->nr_recs;
+	KUNIT_EXPECT_PTR_NE(test, cycle(test, fdev, &t, 4, 1), mr0);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 1U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	key0 = mr0->lkey;
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, key0));
 	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }

@@ -359,6 +359,59 @@ static void reminv_post_inv_pool_test(struct kunit *test)
 }
 
 /*
+ * MRKIT_POOL_POST_INV, an I/O completed on a QP in error before its chain
+ * ran: its REG_MR flushes, taking back the posted LOCAL_INV's mark, and
+ * then that LOCAL_INV flushes too, with the descriptor back in the pool.
+ * Whether the key was ever registered is not known, so the descriptor is
+ * not registered again: the next map retires it (-EAGAIN while the pool
+ * of one replaces its MR) and then maps a fresh MR, with no LOCAL_INV of
+ * a key the device never registered (the fake device refuses one).
+ */
+static void reminv_post_inv_flushed_back_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = post_inv_pool(test, fdev->pd);
+	struct mrkit_seg s1[8], s2[8];
+	struct mrkit_pool_stats st;
+	struct test_io t;
+	unsigned int base;
+
+	fdev->qp_error = true;
+	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	/* The REG_MR's flush and the LOCAL_INV's (the SEND has no cqe). */
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16), 2U);
+	fdev->qp_error = false;
+	mrkit_pool_qp_drained(pool);
+	/* Its key was never valid: a peer's access under it fails. */
+	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, s1[0].key));
+	KUNIT_EXPECT_TRUE(test, fake_mr_alive(fdev, s1[0].key));
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x200000, 4 * P),
+					   1, 0), -EAGAIN);
+	flush_workqueue(mrkit_wq);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, s1[0].key));
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	base = fdev->nr_recs;
+	fake_io_post(test, fdev, pool, &t, 0x200000, 4, s2);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].opcode, IB_WR_REG_MR);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, s2[0].key));
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
+/*
  * MRKIT_POOL_POST_INV, an I/O of five descriptors: the completion posts
  * its LOCAL_INVs in two batches and the second fails to post.  The I/O is
  * invalidated as in a fenced pool, with a signaled LOCAL_INV of the fifth
@@ -653,6 +706,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_lazy_kept_key_test),
 	KUNIT_CASE(reminv_post_inv_pool_test),
 	KUNIT_CASE(reminv_post_inv_batch_fail_test),
+	KUNIT_CASE(reminv_post_inv_flushed_back_test),
 	KUNIT_CASE(reminv_fuzz_test),
 	KUNIT_CASE(reminv_supported_test),
 	KUNIT_CASE(reminv_find_rkey_named_test),

@@ -31,7 +31,8 @@ HOT = {
 }
 # Reachable only on failures, exhaustion, protection and diagnostics (the
 # pool's out-of-line put, lazy put and keep: where the inline ones meet a
-# descriptor in another state, a lost race or a dying pool).
+# descriptor in another state, a lost race or a dying pool; a descriptor
+# retired at the map that takes it after a late flush).
 COLD = {
     "mrkit_mr_put", "mrkit_mr_put_valid", "mrkit_mr_keep",
     "mrkit_io_refuse", "mrkit_mr_refused", "mrkit_mr_mark_stale",
@@ -43,7 +44,7 @@ COLD = {
     "mrkit_mr_check_pi", "mrkit_pi_decode", "mrkit_mr_state_name",
     "mrkit_wr_posted", "mrkit_caller_bad", "mrkit_io_notify", "mrkit_mr_give",
     "mrkit_io_check_pi_all", "mrkit_sg_chained", "mrkit_io_map_refused",
-    "mrkit_mr_get_slow",
+    "mrkit_mr_get_slow", "mrkit_io_take_known",
 }
 
 
