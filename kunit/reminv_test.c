@@ -21,6 +21,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/prandom.h>
 #include <linux/scatterlist.h>
 #include <rdma/mrkit.h>
@@ -359,19 +360,26 @@ static void reminv_post_inv_pool_test(struct kunit *test)
 }
 
 /*
- * MRKIT_POOL_POST_INV, an I/O completed on a QP in error before its chain
- * ran: its REG_MR flushes, taking back the posted LOCAL_INV's mark, and
- * then that LOCAL_INV flushes too, with the descriptor back in the pool.
- * Whether the key was ever registered is not known, so the descriptor is
- * not registered again: the next map retires it (-EAGAIN while the pool
- * of one replaces its MR) and then maps a fresh MR, with no LOCAL_INV of
- * a key the device never registered (the fake device refuses one).
+ * An I/O completed on a QP in error before its chain ran, in a pool of
+ * one descriptor with @flags: the pool takes the descriptor back at the
+ * completion (MRKIT_POOL_POST_INV after posting a LOCAL_INV of the key,
+ * a plain lazy pool with the key left valid), and then the REG_MR
+ * flushes (@flushes: and the LOCAL_INV, which the REG_MR's flush took
+ * the posted mark from).  Whether the key was ever registered is not
+ * known, so the descriptor is not registered again: the next map retires
+ * it (-EAGAIN while the pool of one replaces its MR) and then maps a
+ * fresh MR, with no LOCAL_INV of a key the device never registered (the
+ * fake device refuses one).
  */
-static void reminv_post_inv_flushed_back_test(struct kunit *test)
+static void flushed_back(struct kunit *test, u32 flags, unsigned int flushes)
 {
 	static const struct fake_dev_attr fattr = {};
 	struct fake_dev *fdev = fake_dev_create(test, &fattr);
-	struct mrkit_pool *pool = post_inv_pool(test, fdev->pd);
+	struct mrkit_pool_attr attr = {
+		.name = "flushed", .depth = 1, .pages_per_mr = 8,
+		.flags = flags, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
 	struct mrkit_seg s1[8], s2[8];
 	struct mrkit_pool_stats st;
 	struct test_io t;
@@ -382,8 +390,9 @@ static void reminv_post_inv_flushed_back_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
-	/* The REG_MR's flush and the LOCAL_INV's (the SEND has no cqe). */
-	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16), 2U);
+	/* The SEND has no cqe: only mrkit's WRs complete. */
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16),
+			flushes);
 	fdev->qp_error = false;
 	mrkit_pool_qp_drained(pool);
 	/* Its key was never valid: a peer's access under it fails. */
@@ -406,9 +415,20 @@ static void reminv_post_inv_flushed_back_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
-	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, s2[0].key));
+	if (flags & MRKIT_POOL_POST_INV)
+		KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, s2[0].key));
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
+static void reminv_post_inv_flushed_back_test(struct kunit *test)
+{
+	flushed_back(test, MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV, 2);
+}
+
+static void reminv_lazy_flushed_back_test(struct kunit *test)
+{
+	flushed_back(test, MRKIT_POOL_LAZY_INV, 1);
 }
 
 /*
@@ -707,6 +727,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_post_inv_pool_test),
 	KUNIT_CASE(reminv_post_inv_batch_fail_test),
 	KUNIT_CASE(reminv_post_inv_flushed_back_test),
+	KUNIT_CASE(reminv_lazy_flushed_back_test),
 	KUNIT_CASE(reminv_fuzz_test),
 	KUNIT_CASE(reminv_supported_test),
 	KUNIT_CASE(reminv_find_rkey_named_test),
@@ -1045,6 +1066,100 @@ static void reminv_rdma_post_inv_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
+/*
+ * MRKIT_POOL_POST_INV on rxe and siw, an I/O completed on a QP in error:
+ * its REG_MR, its SEND and the LOCAL_INV the completion posts are all
+ * flushed after the pool took the descriptor back.  The descriptor's key
+ * never reached the device, so its next registration must not chain a
+ * LOCAL_INV of it (the device would fail it and the QP with it): the pool
+ * replaces the MR, and the next I/O, on another connection in the PD,
+ * moves the peer's bytes under a fresh MR.
+ */
+static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = post_inv_pool(test, pair->local.pd);
+	struct ib_qp_attr qattr = { .qp_state = IB_QPS_ERR };
+	struct ib_send_wr send = {};
+	struct mrkit_pool_stats st;
+	struct mrk_pair *next;
+	struct mrk_wait sent, w;
+	struct ri_io r;
+	u32 old_key;
+	int i;
+
+	r.buf = kunit_kzalloc(test, P, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r.buf);
+	sg_init_one(&r.sg, r.buf, P);
+	tio_init(&r.t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(pair->local.qp, &qattr, IB_QP_STATE),
+			0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&r.t.io, &r.sg, 1, MRKIT_MAP_DMA), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&r.t.io, r.segs, 4), 1);
+	old_key = r.segs[0].key;
+	mrk_wait_init(&sent);
+	send.opcode = IB_WR_SEND;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.wr_cqe = &sent.cqe;
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&r.t.io, pair->local.qp, &send, NULL),
+			0);
+	/* The ULP ends the I/O before it polls the flushes (a timeout). */
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
+	KUNIT_EXPECT_EQ(test, r.t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	/* The REG_MR's, the SEND's and the LOCAL_INV's flushes. */
+	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
+	KUNIT_EXPECT_EQ(test, sent.wc.status, IB_WC_WR_FLUSH_ERR);
+	/* The LOCAL_INV's flush comes last and marks the descriptor. */
+	for (i = 0; i < 250; i++) {
+		if (READ_ONCE(pool->descs[0]->old_inv) == MRKIT_OLD_INV_UNKNOWN)
+			break;
+		mrk_poll(pair, NULL, 20);
+	}
+	mrkit_pool_qp_drained(pool);
+
+	/* The one descriptor is retired at this map, and replaced. */
+	tio_init(&r.t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&r.t.io, &r.sg, 1, MRKIT_MAP_DMA),
+			-EAGAIN);
+	for (i = 0; i < 100; i++) {
+		flush_workqueue(mrkit_wq);
+		mrkit_pool_get_stats(pool, &st);
+		if (st.stale_replaced && !st.stale)
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_EQ(test, st.allocated, 1U);
+
+	next = mrk_pair_create_pd(test, kind, pair->local.pd);
+	ri_use(test, next, &r);
+	KUNIT_ASSERT_EQ(test, r.n, 1);
+	memset(next->pbuf, 0x5a, 64);
+	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(next, IB_WR_RDMA_WRITE, 0, 64,
+					    r.segs[0].addr, r.segs[0].key, &w),
+			0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(r.buf, next->pbuf, 64), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, next->local.qp), 0);
+	KUNIT_EXPECT_EQ(test, r.t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, r.t.rec.status, 0);
+	/* The LOCAL_INV ran: a signaled SEND behind it completed. */
+	ri_send_behind(test, next);
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(mrk_pair_create_pd(test, kind,
+								      pair->local.pd),
+						   r.segs[0].addr, r.segs[0].key,
+						   r.buf, 64), 0);
+	/* And the flushed registration's key never worked. */
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(mrk_pair_create_pd(test, kind,
+								      pair->local.pd),
+						   r.segs[0].addr, old_key,
+						   r.buf, 64), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
 static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_match_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_three_test, mrk_kind_gen_params),
@@ -1052,6 +1167,7 @@ static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_bogus_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_fence_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_post_inv_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_post_inv_flushed_test, mrk_kind_gen_params),
 	{}
 };
 
