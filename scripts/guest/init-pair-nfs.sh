@@ -133,10 +133,9 @@ drv_reconnects() {
 drv_written_mib() {
 	awk '$1 == "bytes:" { b = $5 } END { print int(b / 1048576) }' /proc/self/mountstats
 }
-all_mrs() { rdma res show mr | grep -c mrn; }
 drv_mrs() {
-	ulp_wait 50 ulp_zero all_mrs
-	all_mrs
+	ulp_wait 50 mrs_at_most 0
+	mr_count
 }
 drv_state() {
 	grep -E '^device|xprt:|bytes:' /proc/self/mountstats

@@ -125,18 +125,6 @@ written_mib() {
 }
 wrote_some() { [ "$(written_mib)" -ge "$1" ]; }
 
-# MRs registered on the RDMA devices, from their resource summary.  Not
-# from a listing of the MRs: it prints each one's owner, a name ib_core
-# reads from the module that made the MR, so an MR left behind by a module
-# since unloaded (knfsd's side of 6.12 over siw leaks some when a callback
-# channel is torn down) oopses the listing, which then reads as no MR.
-mr_count() {
-	rdma resource show | sed -n 's/.* mr \([0-9]*\).*/\1/p' |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
-mrs_at_most() { [ "$(mr_count)" -le "$1" ]; }
-
 # MRs a run left registered once everything is idle: more than the
 # $1 there were at its start.
 mrs_left() {

@@ -22,6 +22,8 @@
 #                       $MNT, rsize/wsize 1 MiB, timeo=100 (10 s); tries
 #                       10 times, 60 s each at most
 #   connects            the mount's RDMA connects so far (mountstats)
+#   mr_count            MRs registered on the RDMA devices now
+#   mrs_at_most N       whether mr_count is N or fewer
 MNT=/mnt/nfs
 
 knfsd_up() {
@@ -66,3 +68,15 @@ nfs_mount() {
 connects() {
 	awk '$1 == "xprt:" && $2 == "rdma" { print $5; exit }' /proc/self/mountstats
 }
+
+# MRs registered on the RDMA devices, from their resource summary.  Not
+# from a listing of the MRs: it prints each one's owner, a name ib_core
+# reads from the module that made the MR, so an MR left behind by a module
+# since unloaded (knfsd's side of 6.12 over siw leaks some when a callback
+# channel is torn down) oopses the listing, which then reads as no MR.
+mr_count() {
+	rdma resource show | sed -n 's/.* mr \([0-9]*\).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+mrs_at_most() { [ "$(mr_count)" -le "$1" ]; }
