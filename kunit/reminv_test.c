@@ -1069,17 +1069,24 @@ static void reminv_rdma_post_inv_test(struct kunit *test)
 /*
  * MRKIT_POOL_POST_INV on rxe and siw, an I/O completed on a QP in error:
  * its REG_MR, its SEND and the LOCAL_INV the completion posts are all
- * flushed after the pool took the descriptor back.  The descriptor's key
- * never reached the device, so its next registration must not chain a
- * LOCAL_INV of it (the device would fail it and the QP with it): the pool
- * replaces the MR, and the next I/O, on another connection in the PD,
+ * flushed after the pool took the descriptor back (or, with @cache, while
+ * the idle I/O keeps it).  The descriptor's key never reached the device,
+ * so its next registration must not chain a LOCAL_INV of it (the device
+ * would fail it and the QP with it): the next map retires it and the pool
+ * replaces the MR, and the next use, on another connection in the PD,
  * moves the peer's bytes under a fresh MR.
  */
-static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
+static void ri_flushed_back(struct kunit *test, bool cache)
 {
 	enum mrk_kind kind = mrk_param_kind(test);
 	struct mrk_pair *pair = mrk_pair_create(test, kind);
-	struct mrkit_pool *pool = post_inv_pool(test, pair->local.pd);
+	struct mrkit_pool_attr attr = {
+		.name = "postinv", .depth = 1, .pages_per_mr = 8,
+		.flags = MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV |
+			 (cache ? MRKIT_POOL_IO_CACHE : 0),
+		.node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, pair->local.pd, &attr);
 	struct ib_qp_attr qattr = { .qp_state = IB_QPS_ERR };
 	struct ib_send_wr send = {};
 	struct mrkit_pool_stats st;
@@ -1107,7 +1114,7 @@ static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
 	/* The ULP ends the I/O before it polls the flushes (a timeout). */
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
 	KUNIT_EXPECT_EQ(test, r.t.rec.calls, 1);
-	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), cache ? 1U : 0U);
 	/* The REG_MR's, the SEND's and the LOCAL_INV's flushes. */
 	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
 	KUNIT_EXPECT_EQ(test, sent.wc.status, IB_WC_WR_FLUSH_ERR);
@@ -1120,7 +1127,8 @@ static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
 	mrkit_pool_qp_drained(pool);
 
 	/* The one descriptor is retired at this map, and replaced. */
-	tio_init(&r.t, pool, MRKIT_PEER_WRITES);
+	if (!cache)
+		tio_init(&r.t, pool, MRKIT_PEER_WRITES);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&r.t.io, &r.sg, 1, MRKIT_MAP_DMA),
 			-EAGAIN);
 	for (i = 0; i < 100; i++) {
@@ -1133,6 +1141,7 @@ static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.stale, 0U);
 	KUNIT_EXPECT_EQ(test, st.allocated, 1U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 
 	next = mrk_pair_create_pd(test, kind, pair->local.pd);
 	ri_use(test, next, &r);
@@ -1144,7 +1153,7 @@ static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, memcmp(r.buf, next->pbuf, 64), 0);
 	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, next->local.qp), 0);
-	KUNIT_EXPECT_EQ(test, r.t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, r.t.rec.calls, cache ? 2 : 1);
 	KUNIT_EXPECT_EQ(test, r.t.rec.status, 0);
 	/* The LOCAL_INV ran: a signaled SEND behind it completed. */
 	ri_send_behind(test, next);
@@ -1157,7 +1166,19 @@ static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
 								      pair->local.pd),
 						   r.segs[0].addr, old_key,
 						   r.buf, 64), 0);
+	if (cache)
+		KUNIT_EXPECT_EQ(test, mrkit_io_release(&r.t.io, 0), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+static void reminv_rdma_post_inv_flushed_test(struct kunit *test)
+{
+	ri_flushed_back(test, false);
+}
+
+static void reminv_rdma_cached_flushed_test(struct kunit *test)
+{
+	ri_flushed_back(test, true);
 }
 
 static struct kunit_case mrkit_reminv_rdma_cases[] = {
@@ -1168,6 +1189,7 @@ static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_fence_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_post_inv_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_post_inv_flushed_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_cached_flushed_test, mrk_kind_gen_params),
 	{}
 };
 
