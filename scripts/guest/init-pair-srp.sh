@@ -22,7 +22,13 @@
 # response, so that the error handler's aborts and LUN reset run while
 # the wire is down; ib_srp has no keep-alive and its RC connection
 # outlives the outage, so they are answered on it once the wire is back
-# (a reconnect is needed only when the target went away); rportdelete:
+# (a reconnect is needed only when the target went away).  Over siw each
+# driver's linkdown is followed at once by its targetkill (siwkill below,
+# check's order too): after that outage ib_srpt over siw can leave a
+# channel's commands unfinished for good, with Debian's ib_srp as with
+# mrkit's; its channel release or a LUN reset then waits past the
+# hung-task timeout and its unload never ends, so a target that lives on
+# fails the next step or the run's end; rportdelete:
 # the initiator's target port deleted through sysfs under fio (the disk
 # goes, queued I/O fails).  Buffers 512 bytes past a page boundary, and
 # besides the random writes a job that writes 4 MiB blocks in sequence
@@ -43,8 +49,9 @@
 # disconnect is the initiator's right at any time, and the target's state
 # of its commands is its own: any other splat on the target fails.
 # vm-pair.sh reads the next line (host side: extra modules, deletion
-# fault, kernel arguments, the target's known warnings).
-#PAIR-HOST mods=target_core_iblock delete=rportdelete cmdline=ipv6.disable=1 tknown=ib_srpt\.c:[0-9]+.srpt_(rdma_read|send)_done\+
+# fault, faults followed by the target's killing over siw, kernel
+# arguments, the target's known warnings).
+#PAIR-HOST mods=target_core_iblock delete=rportdelete siwkill=linkdown cmdline=ipv6.disable=1 tknown=ib_srpt\.c:[0-9]+.srpt_(rdma_read|send)_done\+
 . /base-lib.sh
 . /ulp-lib.sh
 . /srp-lib.sh

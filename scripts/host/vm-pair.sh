@@ -67,7 +67,8 @@ ULP_CMDLINE=""
 # cmdline (kernel arguments for both guests), tknown (an extended regular
 # expression: the target's warnings of a known cause, counted apart and
 # printed, not as splats; mrkit_report.pair gets it as
-# MRKIT_PAIR_TKNOWN).
+# MRKIT_PAIR_TKNOWN), siwkill (faults,... that the target's killing
+# follows at once over siw, for each driver; the guest /init says why).
 pair_host() { sed -n 's/^#PAIR-HOST //p' "$init" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 ULP_MODS="$ULP_MODS $(pair_host mods)"
 ULP_CMDLINE="$ULP_CMDLINE $(pair_host cmdline)"
@@ -81,8 +82,16 @@ check)
 	;;
 full)
 	steps=
+	siwkill=
+	killed=0
+	[ "$transport" != siw ] || siwkill=,$(pair_host siwkill),
 	for f in loss1 loss5 delay reorder dup linkflap linkdown targetkill ctrldelete; do
-		steps="$steps stock:$f mrkit:$f"
+		if [ "${siwkill/,$f,/}" != "$siwkill" ]; then
+			steps="$steps stock:$f stock:targetkill mrkit:$f mrkit:targetkill"
+			killed=1
+		elif [ $f != targetkill ] || [ $killed = 0 ]; then
+			steps="$steps stock:$f mrkit:$f"
+		fi
 	done
 	knobs="pair_mib=8 pair_rt=60 pair_down=10"
 	budget=3600
