@@ -74,29 +74,32 @@ static __always_inline struct scatterlist *mrkit_sg_step(struct scatterlist *sg)
  * aligned pages (a page list, a block request's segments) from the start
  * of an entry.  Each is a page run of its own whatever its neighbours, and
  * while the page limit holds so does the 32-bit length (checked once), so
- * only the page count is kept.  Returns the entries taken; *@sp is the
- * first entry not taken, and the general loop takes over there with the
- * same state and decides everything else.
+ * only the room left under the page limit is kept.  Returns the entries
+ * taken; *@sp is the first entry not taken, and the general loop takes
+ * over there with the same state and decides everything else.
  */
 static __always_inline int
 mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
 			int left, u32 max, unsigned int shift, u32 *pages,
 			u64 *bytes, u64 *prev_end)
 {
-	const u64 mask = (1ULL << shift) - 1;
+	const u64 mask = (1ULL << shift) - 1, limit = (u64)max << shift;
 	struct scatterlist *s = *sp, *prev = NULL;
-	u32 np = 0;
+	u64 room = limit;
 	int i = 0;
 
-	if (((u64)max << shift) > U32_MAX || left <= 0)
+	if (limit > U32_MAX || left <= 0)
 		return 0;
 	for (;;) {
 		u64 a = sg_dma_address(s), len = sg_dma_len(s);
-		u32 add = len >> shift;
 
-		if (unlikely(!len || ((a | len) & mask) || np + add > max))
+		/*
+		 * Whole pages, at least one (len - 1 wraps for an empty
+		 * entry), and no more than the room left: one compare.
+		 */
+		if (unlikely(((a | len) & mask) || len - 1 >= room))
 			break;
-		np += add;
+		room -= len;
 		prev = s;
 		/* The end of the count or of the list: nothing to step to. */
 		if (++i == left || sg_is_last(s)) {
@@ -111,9 +114,9 @@ mrkit_chunk_whole_pages(struct scatterlist **sp, struct scatterlist **prevp,
 		*prevp = prev;
 		*prev_end = sg_dma_address(prev) + sg_dma_len(prev);
 	}
-	*pages = np;
-	/* Whole pages only: the bytes are the pages'. */
-	*bytes = (u64)np << shift;
+	/* Whole pages only: the pages are the bytes'. */
+	*bytes = limit - room;
+	*pages = *bytes >> shift;
 	*sp = s;
 	return i;
 }
