@@ -173,9 +173,11 @@ rports_running() {
 		[ "$(cat "$s")" = running ] || return 1
 	done
 }
+# The count on stdout (pair-lib.sh computes with it), the note on stderr:
+# both reach the console.
 drv_reconnects() {
 	ulp_wait 600 rports_running ||
-		say "PAIR note: srp: a target port not running after 60 s: $(cat /sys/class/srp_remote_ports/port-*/state)"
+		say "PAIR note: srp: a target port not running after 60 s: $(cat /sys/class/srp_remote_ports/port-*/state)" >&2
 	reconnects
 }
 drv_written_mib() { pair_disk_written_mib; }
