@@ -522,6 +522,7 @@ struct mrkit_chunk {
 int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
 		unsigned int shift, bool gaps_ok, int base_index,
 		struct mrkit_chunk *c);
+u64 mrkit_list_bytes(struct scatterlist *sg, int nents);
 u32 mrkit_chunk_one(const struct scatterlist *sg, u32 max, unsigned int shift,
 		    bool gaps_ok);
 #endif

@@ -10,14 +10,21 @@
  * contiguous nor page-aligned on both sides; SG_GAPS MRs have none) or
  * when the MR's page list is full.  A full page list can end inside an
  * entry; the next descriptor then starts at that offset (partial mapping
- * as srp and xprtrdma do).  mrkit computes every chunk itself, so the page
+ * as srp and xprtrdma do).  mrkit computes every split itself, so the page
  * limit holds on every provider (siw's map_mr_sg would otherwise take a
  * whole entry), and it checks the
  * provider's answer against the DMA-mapped entry count of the chunk and
  * its byte count - never against a pre-mapping count.  A list of one
  * DMA-mapped entry that one MR takes whole (most small I/Os) skips the
  * walk: mrkit_chunk_one() decides that from the entry alone, and gives
- * whatever it does not take to the walk.
+ * whatever it does not take to the walk.  A list of several entries that
+ * may fit one MR is not walked twice either: a light walk refuses
+ * zero-length entries and sums the bytes (mrkit_list_bytes()), the
+ * provider maps the whole list, and its answer - every entry, every byte,
+ * no more pages than the pool's limit (mrkit_map_whole()) - is exactly
+ * the single chunk mrkit_chunk() would have computed; any other answer
+ * (a gap, too many pages) is mapped again, split, from the same
+ * descriptor.  A provider error is an error either way.
  *
  * Nothing is exposed by mapping: rkeys are rotated with ib_inc_rkey()
  * only when mrkit_io_segs() or a post hands the REG_MRs out, so a
@@ -268,6 +275,71 @@ mrkit_chunk_one(const struct scatterlist *sg, u32 max, unsigned int shift,
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_chunk_one);
 
+/**
+ * mrkit_list_bytes - the byte total of a list one descriptor may take whole
+ * @sg: the first entry
+ * @nents: the DMA-mapped entries
+ *
+ * The light walk of a list of several entries that fits one MR's entry
+ * count: no page or gap accounting (the provider's own walk does that,
+ * and mrkit_map_whole() checks its answer), only what the provider would
+ * not refuse: a zero-length entry (ib_sg_to_pages() maps one as a page of
+ * its own, shifting the data after it) and a list shorter than @nents.
+ *
+ * Return: the bytes of the @nents entries; 0 when an entry has zero
+ * length or the list ends early (mrkit_chunk() then says which).
+ */
+VISIBLE_IF_KUNIT __always_inline u64
+mrkit_list_bytes(struct scatterlist *sg, int nents)
+{
+	u64 bytes = 0;
+
+	for (;;) {
+		u32 len = sg_dma_len(sg);
+
+		if (unlikely(!len))
+			return 0;
+		bytes += len;
+		if (!--nents)
+			return bytes;
+		/* mrkit_sg_step(), but a step past the end is the answer. */
+		if (unlikely(sg_is_last(sg)))
+			return 0;
+		sg++;
+		if (unlikely(sg_is_chain(sg)))
+			sg = mrkit_sg_chained(sg);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_list_bytes);
+
+/**
+ * mrkit_map_whole - did the provider map a whole list as mrkit_chunk() would?
+ * @ibmr: the MR the whole list was given to
+ * @n: ib_map_mr_sg()'s answer
+ * @nents: the list's entries
+ * @bytes: their total (mrkit_list_bytes())
+ * @max: pages one descriptor maps
+ * @shift: log2 of the page size
+ *
+ * ib_sg_to_pages() stops at a gap, so a list it maps whole is one run of
+ * pages from the first entry's page: the pages are the iova's offset and
+ * the length, rounded up.  The limit holds on every provider (siw's page
+ * list counts entries and takes more pages); the length is 32 bits on the
+ * wire.
+ *
+ * Return: true when one descriptor holds exactly the list within the
+ * pool's limits, as mrkit_chunk() would have computed it.
+ */
+static __always_inline bool mrkit_map_whole(const struct ib_mr *ibmr, int n,
+					    int nents, u64 bytes, u32 max,
+					    unsigned int shift)
+{
+	const u64 mask = (1ULL << shift) - 1;
+
+	return n == nents && ibmr->length == bytes && bytes <= U32_MAX &&
+	       ((ibmr->iova & mask) + bytes + mask) >> shift <= max;
+}
+
 /*
  * Present the provider exactly the chunk: trim the last entry and advance
  * the first rather than pass an sg_offset, which not every provider
@@ -383,14 +455,18 @@ static int mrkit_map_prepare(struct mrkit_io *io, struct scatterlist *sgl,
 	return dma_nents;
 }
 
-/* Can the I/O take this chunk?  (No split allowed, or too many.) */
+/*
+ * Can the I/O take this chunk?  (No split allowed, or too many.)  @taken:
+ * its descriptor is attached already (the first, after a whole-list try).
+ */
 static __always_inline bool mrkit_chunk_refused(const struct mrkit_io *io,
 						const struct mrkit_chunk *c,
-						u32 flags)
+						u32 flags, bool taken)
 {
 	return !c->nents ||
 	       ((flags & MRKIT_MAP_NO_SPLIT) && c->end != MRKIT_CHUNK_ALL) ||
-	       io->nr_mrs >= io->pool->max_depth || io->nr_mrs == U16_MAX;
+	       (!taken && (io->nr_mrs >= io->pool->max_depth ||
+			   io->nr_mrs == U16_MAX));
 }
 
 /* Say why a list cannot be mapped (mrkit_chunk() or mrkit_chunk_refused()). */
@@ -421,6 +497,51 @@ static void __cold mrkit_chunk_bad(const struct mrkit_pool *pool,
 			       pool->max_depth);
 }
 
+/*
+ * Map a list chunk by chunk, one descriptor each, from its first chunk @c
+ * (@ret: mrkit_chunk()'s answer for it); the first descriptor is @taken
+ * when the whole list was tried on it (already attached).  Returns 0, or
+ * an errno with the I/O's descriptors left for mrkit_io_unwind().  Out
+ * of line: a list of one descriptor does not set up its frame.
+ */
+static noinline int mrkit_map_split(struct mrkit_io *io,
+				    struct mrkit_chunk *c, int ret,
+				    int dma_nents, struct mrkit_mr *taken,
+				    u32 psize, u32 flags)
+{
+	struct mrkit_pool *pool = io->pool;
+	unsigned int shift = ilog2(psize);
+	struct mrkit_mr *mr, **tail = &io->mrs;
+	int index = 0;
+
+	for (;;) {
+		if (unlikely(ret || mrkit_chunk_refused(io, c, flags, taken))) {
+			mrkit_chunk_bad(pool, c, ret, dma_nents);
+			return -EINVAL;
+		}
+		if (taken) {
+			mr = taken;
+			taken = NULL;
+			tail = &mr->io_next;
+		} else {
+			mr = mrkit_io_take(io);
+			if (IS_ERR(mr))
+				return PTR_ERR(mr);
+			tail = mrkit_io_attach(io, mr, tail);
+		}
+		ret = mrkit_map_one(io, mr, c, psize, flags);
+		if (ret)
+			return ret;
+
+		index += c->nents - (c->next_off ? 1 : 0);
+		if (!c->next_sg)
+			return 0;
+		ret = mrkit_chunk(c->next_sg, c->next_off, dma_nents - index,
+				  pool->pages_per_mr, shift,
+				  pool->mr_type == IB_MR_TYPE_SG_GAPS, index, c);
+	}
+}
+
 /**
  * mrkit_io_map - map a scatterlist onto pool descriptors
  * @io: an idle I/O from mrkit_io_init()
@@ -449,13 +570,14 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		 u32 flags)
 {
 	struct mrkit_pool *pool = io->pool;
-	struct mrkit_mr *mr, **tail = &io->mrs;
+	struct mrkit_mr *mr, *taken = NULL;
 	struct scatterlist *sg = sgl;
 	struct mrkit_chunk c __uninitialized;
+	u32 max = pool->pages_per_mr;
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
-	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS;
-	int index = 0, dma_nents, ents, ret;
+	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS, whole = false;
+	int dma_nents, ents, ret;
 	u64 bytes;
 
 	ret = mrkit_io_begin_map(io, false);
@@ -464,13 +586,24 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	dma_nents = mrkit_map_prepare(io, sgl, nents, flags);
 	if (dma_nents < 0)
 		return dma_nents;
-	/* One entry that one descriptor maps whole: no walk. */
+	/*
+	 * One entry that one descriptor maps whole: no walk.  Several that
+	 * may fit one descriptor: the light walk, and the provider's walk
+	 * decides (mrkit_map_whole()); one that cannot fit it: the split.
+	 */
 	ents = 1;
-	bytes = dma_nents == 1 ? mrkit_chunk_one(sg, pool->pages_per_mr,
-						 shift, gaps_ok) : 0;
+	bytes = 0;
+	if (dma_nents == 1) {
+		bytes = mrkit_chunk_one(sg, max, shift, gaps_ok);
+	} else if (!gaps_ok && dma_nents <= max) {
+		bytes = mrkit_list_bytes(sg, dma_nents);
+		if (bytes > (u64)max << shift)
+			bytes = 0;
+		ents = dma_nents;
+		whole = bytes;
+	}
 	if (!bytes) {
-		ret = mrkit_chunk(sg, 0, dma_nents, pool->pages_per_mr, shift,
-				  gaps_ok, 0, &c);
+		ret = mrkit_chunk(sg, 0, dma_nents, max, shift, gaps_ok, 0, &c);
 		if (unlikely(ret || !c.nents || c.next_sg))
 			goto split;
 		ents = c.nents;
@@ -486,37 +619,24 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		ret = PTR_ERR(mr);
 		goto out_unwind;
 	}
-	mrkit_io_attach(io, mr, tail);
+	mrkit_io_attach(io, mr, &io->mrs);
 	ret = ib_map_mr_sg(mr->ibmr, sg, ents, NULL, psize);
+	if (whole && ret >= 0 &&
+	    unlikely(!mrkit_map_whole(mr->ibmr, ret, ents, bytes, max, shift))) {
+		/* Split after all, the first chunk on this descriptor. */
+		taken = mr;
+		ret = mrkit_chunk(sg, 0, dma_nents, max, shift, false, 0, &c);
+		goto split;
+	}
 	ret = mrkit_map_check(io, mr, ret, ents, bytes, flags);
 	if (ret)
 		goto out_unwind;
 	goto out_done;
 
 split:
-	for (;;) {
-		if (unlikely(ret || mrkit_chunk_refused(io, &c, flags))) {
-			mrkit_chunk_bad(pool, &c, ret, dma_nents);
-			ret = -EINVAL;
-			goto out_unwind;
-		}
-		mr = mrkit_io_take(io);
-		if (IS_ERR(mr)) {
-			ret = PTR_ERR(mr);
-			goto out_unwind;
-		}
-		tail = mrkit_io_attach(io, mr, tail);
-		ret = mrkit_map_one(io, mr, &c, psize, flags);
-		if (ret)
-			goto out_unwind;
-
-		index += c.nents - (c.next_off ? 1 : 0);
-		sg = c.next_sg;
-		if (!sg)
-			break;
-		ret = mrkit_chunk(sg, c.next_off, dma_nents - index,
-				  pool->pages_per_mr, shift, gaps_ok, index, &c);
-	}
+	ret = mrkit_map_split(io, &c, ret, dma_nents, taken, psize, flags);
+	if (ret)
+		goto out_unwind;
 out_done:
 	mrkit_io_map_done(io);
 	trace_mrkit_map(io, nents);

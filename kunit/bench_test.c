@@ -311,7 +311,7 @@ enum w2_stage {
 	W2S_BARE,	/* ib_map_mr_sg() of a private MR */
 	W2S_INIT,	/* + mrkit_io_init() */
 	W2S_POOL,	/* + a descriptor's get and put, its MR mapped instead */
-	W2S_CHUNK,	/* + the walk over the list (mrkit_chunk()) */
+	W2S_CHUNK,	/* + the walk over the list, as mrkit_io_map() walks it */
 	W2S_FULL,	/* mrkit_io_map() and mrkit_io_release() */
 	W2S_NR
 };
@@ -349,7 +349,11 @@ static u64 w2s_burst(void *ctx, unsigned int impl, unsigned int iters)
 			}
 			ibmr = mr->ibmr;
 		}
-		if (impl >= W2S_CHUNK)
+		/* A list one descriptor may take: the light walk. */
+		if (impl >= W2S_CHUNK && w->nents > 1 &&
+		    w->nents <= w->pool->pages_per_mr)
+			w->bad += !mrkit_list_bytes(w->sg, w->nents);
+		else if (impl >= W2S_CHUNK)
 			w->bad += mrkit_chunk(w->sg, 0, w->nents,
 					      w->pool->pages_per_mr, PAGE_SHIFT,
 					      false, 0, &c) != 0;

@@ -13,7 +13,9 @@
  * the next one starts, and the errors.  The one-entry case mrkit_io_map()
  * takes without the walk (mrkit_chunk_one()) is held to the same oracle:
  * on every one-entry remainder of those lists, and on single entries
- * built to sit on its edges.
+ * built to sit on its edges.  So is mrkit_io_map() itself on such lists,
+ * on fake devices: its light walk and the provider's answer must give the
+ * oracle's chunks too.
  */
 
 #include <kunit/test.h>
@@ -21,6 +23,11 @@
 #include <linux/scatterlist.h>
 
 #include "mrkit_priv.h"
+#include "fake_dev.h"
+#include "test_util.h"
+
+/* Descriptors per pool of the map fuzz. */
+#define MAP_FUZZ_DEPTH	16
 
 /* The oracle: the list ended before @nents entries. */
 #define ORACLE_SHORT	1
@@ -148,11 +155,17 @@ struct fuzz_list {
 	int			n;
 };
 
-static void fuzz_fill(struct rnd_state *rnd, struct fuzz_list *l)
+/*
+ * @short_lists: at most 12 entries of at most 8 pages each, lists one
+ * small pool can map (else up to 40 entries of up to 300 pages).
+ */
+static void fuzz_fill(struct rnd_state *rnd, struct fuzz_list *l,
+		      bool short_lists)
 {
+	u32 most = short_lists ? 8 : 300;
 	struct scatterlist *s;
 	u64 addr = (u64)(prandom_u32_state(rnd) & 0xffff) << 12;
-	int i, n1, n = 1 + prandom_u32_state(rnd) % 40;
+	int i, n1, n = 1 + prandom_u32_state(rnd) % (short_lists ? 12 : 40);
 	bool chain = n > 2 && (prandom_u32_state(rnd) & 1);
 
 	n1 = chain ? 1 + prandom_u32_state(rnd) % min(n - 1, 22) : min(n, 24);
@@ -191,7 +204,7 @@ static void fuzz_fill(struct rnd_state *rnd, struct fuzz_list *l)
 			len = (prandom_u32_state(rnd) % 3) ? SZ_4K : 0;
 			break;
 		case 2:
-			len = SZ_4K * (1 + prandom_u32_state(rnd) % 300);
+			len = SZ_4K * (1 + prandom_u32_state(rnd) % most);
 			break;
 		default:
 			len = SZ_4K * (1 + prandom_u32_state(rnd) % 4);
@@ -239,7 +252,7 @@ static void chunk_fuzz_test(struct kunit *test)
 		unsigned int off = 0;
 		int left, index = 0;
 
-		fuzz_fill(&rnd, l);
+		fuzz_fill(&rnd, l, false);
 		/* Sometimes claim more entries than the list has. */
 		left = l->n + ((prandom_u32_state(&rnd) % 8) ? 0 : 3);
 		for (sg = l->sg; sg; ) {
@@ -356,9 +369,213 @@ static void chunk_one_fuzz_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, refused, 10000U);
 }
 
+/*
+ * A list on the edge of one descriptor of @max (2 or more) pages: 2 to 7
+ * contiguous entries (no more than @max) of exactly @max pages, page
+ * aligned or, half of the time, moved off alignment - then it needs one
+ * page more than one descriptor has.
+ */
+static void fuzz_edge(struct rnd_state *rnd, struct fuzz_list *l, u32 max)
+{
+	int i, n = 2 + prandom_u32_state(rnd) % min(max - 1, 6U);
+	u64 addr = (u64)(prandom_u32_state(rnd) & 0xffff) << 12;
+	u32 each = max / n, left = max;
+	struct scatterlist *s;
+
+	if (prandom_u32_state(rnd) & 1)
+		addr += 1 + prandom_u32_state(rnd) % 0xfff;
+	sg_init_table(l->t1, n);
+	l->sg = l->t1;
+	l->n = n;
+	for (i = 0, s = l->sg; i < n; i++, s = sg_next(s)) {
+		u32 pages = i == n - 1 ? left : each;
+
+		sg_dma_address(s) = addr;
+		sg_dma_len(s) = pages * SZ_4K;
+		addr += pages * SZ_4K;
+		left -= pages;
+	}
+}
+
+/* Move every entry of @l by @by bytes. */
+static void fuzz_shift(struct fuzz_list *l, u32 by)
+{
+	struct scatterlist *s;
+
+	for (s = l->sg; s; s = sg_next(s))
+		sg_dma_address(s) += by;
+}
+
+/* What mrkit_io_map() must do with a list, from the oracle's chunks. */
+struct map_expect {
+	int			n;	/* descriptors, or -EINVAL */
+	int			calls;	/* ib_map_mr_sg() calls */
+	bool			tried;	/* taken whole first, split after */
+	struct mrk_oracle_chunk	c[MAP_FUZZ_DEPTH];
+};
+
+/*
+ * The oracle's split of (@sg, @left entries) for a pool of @depth
+ * descriptors of @max pages, and the provider calls mrkit_io_map() makes:
+ * one per chunk, and one more when it first gives the whole list to one
+ * descriptor and has to split after all - exactly when the list has
+ * several entries, no more than @max, none empty, no more bytes than
+ * @max pages, on a plain MR.
+ */
+static void map_expect(struct scatterlist *sg, int left, u32 max, bool gaps,
+		       bool no_split, struct map_expect *e)
+{
+	struct scatterlist *s = sg;
+	unsigned int off = 0;
+	int index = 0, ro = 0;
+	u64 bytes = 0;
+
+	e->n = 0;
+	while (s && e->n <= MAP_FUZZ_DEPTH) {
+		struct mrk_oracle_chunk o = {};
+
+		ro = mrk_chunk_oracle(s, off, left - index, max, 12, gaps,
+				      index, &o);
+		if (ro || !o.nents)
+			break;
+		if (e->n < MAP_FUZZ_DEPTH)
+			e->c[e->n] = o;
+		e->n++;
+		index += o.nents - (o.next_off ? 1 : 0);
+		s = o.next_sg;
+		off = o.next_off;
+	}
+	e->tried = false;
+	if (left > 1 && left <= max && !gaps) {
+		int i;
+
+		for (i = 0, s = sg; i < left && s && sg_dma_len(s);
+		     i++, s = sg_next(s))
+			bytes += sg_dma_len(s);
+		e->tried = i == left && bytes <= (u64)max << 12;
+	}
+	e->calls = e->n + (e->tried && e->n != 1);
+	if (ro || s || e->n > MAP_FUZZ_DEPTH || (no_split && e->n > 1))
+		e->n = -EINVAL;
+}
+
+/*
+ * mrkit_io_map() on random lists (fuzz_fill(), mostly short ones),
+ * caller-mapped, against the oracle: on the fake device, whose MRs take
+ * what they were sized for; on one whose MRs take any number of pages (as
+ * siw's, so that only mrkit's own limit holds it); and with SG_GAPS MRs.
+ * Pools of 1 to 256 pages per descriptor, splitting allowed or not; a
+ * quarter of the lists on the edge of one descriptor (fuzz_edge()).  Each descriptor
+ * must hold exactly the oracle's chunk - iova, length, pages - and
+ * refusals are -EINVAL with nothing left out.  The provider calls say
+ * which way the list went: a list tried whole and split after costs one
+ * more call, and no other does.
+ */
+static void chunk_map_fuzz_test(struct kunit *test)
+{
+	static const u32 maxes[] = { 1, 2, 3, 8, 32, 256 };
+	static const struct fake_dev_attr attrs[] = {
+		{},
+		{ .roomy_mrs = true },
+		{ .kernel_cap_flags = IBK_SG_GAPS_REG },
+	};
+	struct fuzz_list *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct map_expect *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	struct mrkit_pool *pools[ARRAY_SIZE(attrs)][ARRAY_SIZE(maxes)];
+	struct fake_dev *fdevs[ARRAY_SIZE(attrs)];
+	unsigned int iter, whole = 0, split_after = 0, refused = 0;
+	struct rnd_state rnd;
+	struct test_io t;
+	int d, m;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (d = 0; d < ARRAY_SIZE(attrs); d++) {
+		fdevs[d] = fake_dev_create(test, &attrs[d]);
+		for (m = 0; m < ARRAY_SIZE(maxes); m++) {
+			struct mrkit_pool_attr pa = {
+				.name = "map_fuzz", .depth = MAP_FUZZ_DEPTH,
+				.pages_per_mr = maxes[m], .node = NUMA_NO_NODE,
+				.flags = d == 2 ? MRKIT_POOL_SG_GAPS : 0,
+			};
+
+			pools[d][m] = test_pool(test, fdevs[d]->pd, &pa);
+			KUNIT_ASSERT_EQ(test, pools[d][m]->pages_per_mr,
+					maxes[m]);
+			KUNIT_ASSERT_EQ(test,
+					pools[d][m]->mr_type == IB_MR_TYPE_SG_GAPS,
+					d == 2);
+		}
+	}
+	prandom_seed_state(&rnd, 0x6d617031);
+	for (iter = 0; iter < 6000; iter++) {
+		u32 r = prandom_u32_state(&rnd);
+		struct mrkit_pool *pool;
+		struct fake_dev *fdev;
+		bool no_split = !(r % 4);
+		unsigned int calls;
+		struct mrkit_mr *mr;
+		int left, n, i;
+
+		d = (r >> 2) % ARRAY_SIZE(attrs);
+		m = (r >> 4) % ARRAY_SIZE(maxes);
+		fdev = fdevs[d];
+		pool = pools[d][m];
+		if (maxes[m] > 1 && !((r >> 16) % 4)) {
+			fuzz_edge(&rnd, l, maxes[m]);
+		} else {
+			fuzz_fill(&rnd, l, (r >> 12) % 4);
+			/* Sometimes the whole list off page alignment. */
+			if (!((r >> 14) % 4))
+				fuzz_shift(l, 1 + prandom_u32_state(&rnd) % 0xfff);
+		}
+		left = l->n + ((r >> 8) % 8 ? 0 : 3);
+		map_expect(l->sg, left, maxes[m], d == 2, no_split, e);
+		calls = fdev->calls[FAKE_OP_MAP_MR_SG];
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		n = mrkit_io_map(&t.io, l->sg, left,
+				 no_split ? MRKIT_MAP_NO_SPLIT : 0);
+		KUNIT_ASSERT_EQ_MSG(test, n, e->n, "iter %u device %d max %u",
+				    iter, d, maxes[m]);
+		if (n < 0) {
+			refused++;
+			KUNIT_ASSERT_EQ(test, in_use(pool), 0U);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test,
+				    fdev->calls[FAKE_OP_MAP_MR_SG] - calls,
+				    (unsigned int)e->calls, "iter %u", iter);
+		for (mr = t.io.mrs, i = 0; mr; mr = mr->io_next, i++) {
+			const struct mrk_oracle_chunk *o = &e->c[i];
+			u64 iova = sg_dma_address(o->sg) + o->off;
+			u32 pages = d == 2 ? o->nents :
+				    ((iova & 0xfff) + o->bytes + 0xfff) >> 12;
+
+			KUNIT_ASSERT_EQ_MSG(test, mr->ibmr->iova, iova,
+					    "iter %u descriptor %d", iter, i);
+			KUNIT_ASSERT_EQ(test, mr->ibmr->length, o->bytes);
+			KUNIT_ASSERT_EQ(test, to_fake_mr(mr->ibmr)->npages,
+					pages);
+		}
+		KUNIT_ASSERT_EQ(test, i, n);
+		KUNIT_ASSERT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+		KUNIT_ASSERT_EQ(test, in_use(pool), 0U);
+		if (e->tried && n == 1)
+			whole++;
+		else if (e->tried)
+			split_after++;
+	}
+	kunit_info(test, "map fuzz: 6000 lists, %u taken whole after the light walk, %u split after the try, %u refused, all equal to the oracle\n",
+		   whole, split_after, refused);
+	KUNIT_EXPECT_GT(test, whole, 200U);
+	KUNIT_EXPECT_GT(test, split_after, 200U);
+	KUNIT_EXPECT_GT(test, refused, 100U);
+}
+
 static struct kunit_case chunk_cases[] = {
 	KUNIT_CASE(chunk_fuzz_test),
 	KUNIT_CASE(chunk_one_fuzz_test),
+	KUNIT_CASE(chunk_map_fuzz_test),
 	{}
 };
 

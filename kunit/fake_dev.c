@@ -138,6 +138,8 @@ static struct ib_mr *fake_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 		return ERR_PTR(-EINVAL);
 	if (max_num_sg > fdev->ibdev.attrs.max_fast_reg_page_list_len)
 		return ERR_PTR(-EINVAL);
+	if (fdev->roomy_mrs)
+		max_num_sg = fdev->ibdev.attrs.max_fast_reg_page_list_len;
 	return fake_new_mr(fdev, max_num_sg);
 }
 
@@ -648,6 +650,7 @@ static int fake_res_init(struct kunit_resource *res, void *context)
 		goto err_dev;
 	fdev->ibdev.node_type = attr->iwarp ? RDMA_NODE_RNIC : RDMA_NODE_IB_CA;
 	fdev->ibdev.phys_port_cnt = 1;
+	fdev->roomy_mrs = attr->roomy_mrs;
 	a = &fdev->ibdev.attrs;
 	if (!attr->no_defaults) {
 		a->max_fast_reg_page_list_len = attr->frpl ?: 512;

@@ -77,6 +77,7 @@ struct fake_dev {
 	bool			flush_inline;
 	/* A QP in error: WRs are recorded, not executed (flush them). */
 	bool			qp_error;
+	bool			roomy_mrs;	/* see &struct fake_dev_attr */
 	/* A failing post first flushes this many uncompleted WRs. */
 	unsigned int		fail_flush;
 	struct list_head	mrs;
@@ -97,6 +98,11 @@ struct fake_dev_attr {
 	u64	kernel_cap_flags;
 	bool	no_defaults;
 	bool	iwarp;
+	/*
+	 * Every MR takes up to frpl pages whatever it was allocated for, as
+	 * siw's, whose page list counts entries, takes an entry of any size.
+	 */
+	bool	roomy_mrs;
 };
 
 struct fake_dev *fake_dev_create(struct kunit *test,

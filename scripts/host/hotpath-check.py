@@ -23,11 +23,13 @@ ENTRIES = [
 # Out-of-line by design on the taken path: the finish the completion
 # calls, the lazy pool's completion, the completion of a READ chain (or a
 # failed one) and the invalidation after an IB READ chain, the map of a
-# chunk that starts or ends inside an entry (a split list), and the
-# LOCAL_INVs a MRKIT_POOL_POST_INV pool's completion posts.
+# list one descriptor cannot take (mrkit_map_split()) and of a chunk that
+# starts or ends inside an entry, and the LOCAL_INVs a MRKIT_POOL_POST_INV
+# pool's completion posts.
 HOT = {
     "mrkit_io_finish", "mrkit_io_complete_lazy", "mrkit_wc_done_other",
-    "mrkit_io_read_done", "mrkit_map_trimmed", "mrkit_io_post_inv_unsignaled",
+    "mrkit_io_read_done", "mrkit_map_split", "mrkit_map_trimmed",
+    "mrkit_io_post_inv_unsignaled",
 }
 # Reachable only on failures, exhaustion, protection and diagnostics (the
 # pool's out-of-line put, lazy put and keep: where the inline ones meet a
