@@ -686,13 +686,19 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 	 */
 	for (mr = io->mrs; mr; mr = mr->io_next, segs++) {
 		const struct ib_mr *ibmr = mr->ibmr;
+		u32 lkey = ibmr->lkey;
 
 		if (hand_out)
 			mrkit_mr_hand_out(mr);
 		segs->addr = ibmr->iova;
 		segs->length = ibmr->length;
 		segs->key = mr->key;
-		segs->lkey = ibmr->lkey;
+		/*
+		 * The lkey as ib_update_fast_reg_key() left it, whose low byte
+		 * is the key's since the hand-out, without reading it back: a
+		 * load right after that byte store would wait for it.
+		 */
+		segs->lkey = (lkey & 0xffffff00) | (mr->key & 0xff);
 	}
 	io->state = MRKIT_IO_HANDED_OUT;
 	return nr;

@@ -120,9 +120,12 @@ static void frwr_layout_test(struct kunit *test)
 	/* Mapping alone exposes nothing: no WR, no rkey change. */
 	KUNIT_EXPECT_EQ(test, fdev->nr_recs, 0U);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, MAX_SEGS), n);
-	for (i = 0; i < n; i++) {
+	for (mr = t.io.mrs, i = 0; i < n; mr = mr->io_next, i++) {
 		KUNIT_EXPECT_EQ(test, segs[i].addr, c->seg[i].addr);
 		KUNIT_EXPECT_EQ(test, segs[i].length, c->seg[i].length);
+		/* The keys the hand-out gave the MR. */
+		KUNIT_EXPECT_EQ(test, segs[i].key, mr->ibmr->rkey);
+		KUNIT_EXPECT_EQ(test, segs[i].lkey, mr->ibmr->lkey);
 	}
 	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
