@@ -311,7 +311,7 @@ enum w2_stage {
 	W2S_BARE,	/* ib_map_mr_sg() of a private MR */
 	W2S_INIT,	/* + mrkit_io_init() */
 	W2S_POOL,	/* + a descriptor's get and put, its MR mapped instead */
-	W2S_CHUNK,	/* + the walk over the list, as mrkit_io_map() walks it */
+	W2S_CHUNK,	/* + the walk over the list (w2s_walk()) */
 	W2S_FULL,	/* mrkit_io_map() and mrkit_io_release() */
 	W2S_NR
 };
@@ -319,6 +319,22 @@ enum w2_stage {
 static const char * const w2s_names[W2S_NR] = {
 	"bare", "init", "pool", "chunk", "full",
 };
+
+/*
+ * The walk mrkit_io_map() makes of a list one descriptor takes whole:
+ * none for one entry (mrkit_chunk_one()), the light one for a list that
+ * may fit, else the chunk walk.  Returns whether the list fits.
+ */
+static bool w2s_walk(struct w2 *w, struct mrkit_chunk *c)
+{
+	u32 max = w->pool->pages_per_mr;
+
+	if (w->nents == 1)
+		return mrkit_chunk_one(w->sg, max, PAGE_SHIFT, false);
+	if (w->nents <= max)
+		return mrkit_list_bytes(w->sg, w->nents);
+	return !mrkit_chunk(w->sg, 0, w->nents, max, PAGE_SHIFT, false, 0, c);
+}
 
 static u64 w2s_burst(void *ctx, unsigned int impl, unsigned int iters)
 {
@@ -349,14 +365,8 @@ static u64 w2s_burst(void *ctx, unsigned int impl, unsigned int iters)
 			}
 			ibmr = mr->ibmr;
 		}
-		/* A list one descriptor may take: the light walk. */
-		if (impl >= W2S_CHUNK && w->nents > 1 &&
-		    w->nents <= w->pool->pages_per_mr)
-			w->bad += !mrkit_list_bytes(w->sg, w->nents);
-		else if (impl >= W2S_CHUNK)
-			w->bad += mrkit_chunk(w->sg, 0, w->nents,
-					      w->pool->pages_per_mr, PAGE_SHIFT,
-					      false, 0, &c) != 0;
+		if (impl >= W2S_CHUNK)
+			w->bad += !w2s_walk(w, &c);
 		n = ib_map_mr_sg(ibmr, w->sg, w->nents, NULL, PAGE_SIZE);
 		if (mr)
 			mrkit_mr_put(mr);
