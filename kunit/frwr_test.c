@@ -12,7 +12,9 @@
  * mrkit_frwr_rdma: on rxe and siw, a multi-MR buffer is advertised to the
  * peer in a SEND, written and read back by the peer through every
  * segment and compared byte for byte; after the LOCAL_INV chain each old
- * rkey is proven dead from a connection of its own; rkeys change on every
+ * rkey is proven dead from a connection of its own; a list of exactly one
+ * descriptor's pages takes one, and moved off alignment two, whatever the
+ * provider's page list would take; rkeys change on every
  * reuse; a local sink is filled by mrkit's RDMA READ (READ_WITH_INV on
  * siw, which leaves the sink invalid).
  */
@@ -1018,6 +1020,99 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 	free_pages_arr(pages);
 }
 
+/*
+ * Lists one descriptor may take whole, decided by the provider's walk:
+ * two contiguous entries of exactly the pool's 8 pages take one
+ * descriptor; the same entries 256 bytes further on span 9 pages and take
+ * two (siw's page list, which counts entries, would take them in one).
+ * The peer learns the segments from a SEND, writes a pattern through
+ * each, reads it back, and the CPU sees exactly its bytes.
+ */
+static void frwr_rdma_whole_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 4, 8);
+	u8 *buf = kunit_kzalloc(test, 16 * PAGE_SIZE, GFP_KERNEL);
+	u8 *msg = kunit_kzalloc(test, 256, GFP_KERNEL);
+	u8 *pb = pair->pbuf;
+	unsigned int shift;
+	u64 msg_dma;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_TRUE(test, PAGE_ALIGNED(buf));
+	msg_dma = ib_dma_map_single(pair->dev, msg, 256, DMA_TO_DEVICE);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(pair->dev, msg_dma));
+	for (shift = 0; shift <= 256; shift += 256) {
+		struct mrkit_seg segs[2], *wire;
+		struct mrk_wait recv, sent, w;
+		struct ib_send_wr send = {};
+		struct scatterlist sgl[2];
+		u32 len = 8 * PAGE_SIZE, off;
+		struct ib_sge sge;
+		struct test_io t;
+		int n = shift ? 2 : 1, s;
+
+		sg_init_table(sgl, 2);
+		sg_set_buf(&sgl[0], buf + shift, 3 * PAGE_SIZE);
+		sg_set_buf(&sgl[1], buf + shift + 3 * PAGE_SIZE, 5 * PAGE_SIZE);
+		tio_init(&t, pool, MRKIT_PEER_BIDI);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sgl, 2, MRKIT_MAP_DMA),
+				n);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 2), n);
+		KUNIT_EXPECT_EQ(test, segs[0].length,
+				shift ? len - shift : len);
+		memcpy(msg, segs, sizeof(segs));
+
+		KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 512 * 1024, 256,
+							 &recv), 0);
+		mrk_wait_init(&sent);
+		sge.addr = msg_dma;
+		sge.length = sizeof(segs);
+		sge.lkey = pair->local.pd->local_dma_lkey;
+		send.opcode = IB_WR_SEND;
+		send.send_flags = IB_SEND_SIGNALED;
+		send.sg_list = &sge;
+		send.num_sge = 1;
+		send.wr_cqe = &sent.cqe;
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp, &send,
+						    NULL), 0);
+		KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
+		KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
+		KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+		KUNIT_ASSERT_EQ(test, recv.wc.status, IB_WC_SUCCESS);
+		wire = (struct mrkit_seg *)(pb + 512 * 1024);
+
+		for (off = 0; off < len; off++)
+			pb[off] = (u8)(off * 7 + shift + kind);
+		for (s = 0, off = 0; s < n; off += wire[s].length, s++) {
+			KUNIT_ASSERT_EQ(test,
+					mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, off,
+						      wire[s].length, wire[s].addr,
+						      wire[s].key, &w), 0);
+			KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+			KUNIT_ASSERT_EQ(test,
+					mrk_peer_rdma(pair, IB_WR_RDMA_READ,
+						      SZ_256K + off,
+						      wire[s].length, wire[s].addr,
+						      wire[s].key, &w), 0);
+			KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+		}
+		KUNIT_EXPECT_EQ(test, off, len);
+		KUNIT_EXPECT_EQ(test, memcmp(pb + SZ_256K, pb, len), 0);
+
+		KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, pair->local.qp),
+				0);
+		KUNIT_ASSERT_EQ(test, wait_io(pair, &t), 0);
+		KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+		/* Unmapped by mrkit now: the CPU sees the peer's bytes. */
+		KUNIT_EXPECT_EQ(test, memcmp(buf + shift, pb, len), 0);
+	}
+	ib_dma_unmap_single(pair->dev, msg_dma, 256, DMA_TO_DEVICE);
+}
+
 /* rkeys change on every reuse of a descriptor; old ones die. */
 static void frwr_rdma_reuse_test(struct kunit *test)
 {
@@ -1213,6 +1308,7 @@ static void frwr_rdma_batches_test(struct kunit *test)
 
 static struct kunit_case mrkit_frwr_rdma_cases[] = {
 	KUNIT_CASE_PARAM(frwr_rdma_multi_mr_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(frwr_rdma_whole_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_reuse_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_read_sink_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_batches_test, mrk_kind_gen_params),
