@@ -447,23 +447,13 @@ static void cache_rdma_use(struct kunit *test, struct mrk_pair *pair,
 			   struct test_io *t, u8 *buf, u8 fill,
 			   struct mrkit_seg *seg)
 {
-	struct ib_send_wr send = {};
-	struct mrk_wait sent, recv, w;
 	struct scatterlist sg;
+	struct mrk_wait w;
 
 	sg_init_one(&sg, buf, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t->io, &sg, 1, MRKIT_MAP_DMA), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, seg, 1), 1);
-	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 8192, 64, &recv), 0);
-	mrk_wait_init(&sent);
-	send.opcode = IB_WR_SEND;
-	send.send_flags = IB_SEND_SIGNALED;
-	send.wr_cqe = &sent.cqe;
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t->io, pair->local.qp, &send, NULL),
-			0);
-	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
-	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t->io, NULL, 8192), 0);
 	memset(pair->pbuf, fill, 64);
 	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
 					    seg->addr, seg->key, &w), 0);

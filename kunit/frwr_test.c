@@ -937,9 +937,8 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 	struct page *pages[RD_PAGES] = {};
 	struct scatterlist *sgl = page_sgl(test, pages);
 	struct mrkit_seg segs[4], *wire;
-	struct mrk_wait recv, sent, w;
 	struct ib_sge sge;
-	struct ib_send_wr send = {};
+	struct mrk_wait w;
 	struct test_io t;
 	u8 *msg, *pb = pair->pbuf;
 	u64 msg_dma;
@@ -959,24 +958,12 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 	memcpy(msg, segs, sizeof(segs));
 
 	/* The segments travel in the caller's SEND, behind the REG_MRs. */
-	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 512 * 1024, 256, &recv),
-			0);
-	mrk_wait_init(&sent);
 	sge.addr = msg_dma;
 	sge.length = sizeof(segs);
 	sge.lkey = pair->local.pd->local_dma_lkey;
-	send.opcode = IB_WR_SEND;
-	send.send_flags = IB_SEND_SIGNALED;
-	send.sg_list = &sge;
-	send.num_sge = 1;
-	send.wr_cqe = &sent.cqe;
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp, &send, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, &sge, SZ_512K), 0);
+	wire = (struct mrkit_seg *)(pb + SZ_512K);
 	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 3U);
-	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
-	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
-	KUNIT_ASSERT_EQ(test, recv.wc.status, IB_WC_SUCCESS);
-	wire = (struct mrkit_seg *)(pb + 512 * 1024);
 
 	/* The peer writes a pattern through every segment it was told of. */
 	for (i = 0; i < RD_LEN; i++)
@@ -1046,11 +1033,10 @@ static void frwr_rdma_whole_test(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(pair->dev, msg_dma));
 	for (shift = 0; shift <= 256; shift += 256) {
 		struct mrkit_seg segs[2], *wire;
-		struct mrk_wait recv, sent, w;
-		struct ib_send_wr send = {};
 		struct scatterlist sgl[2];
 		u32 len = 8 * PAGE_SIZE, off;
 		struct ib_sge sge;
+		struct mrk_wait w;
 		struct test_io t;
 		int n = shift ? 2 : 1, s;
 
@@ -1065,24 +1051,11 @@ static void frwr_rdma_whole_test(struct kunit *test)
 				shift ? len - shift : len);
 		memcpy(msg, segs, sizeof(segs));
 
-		KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 512 * 1024, 256,
-							 &recv), 0);
-		mrk_wait_init(&sent);
 		sge.addr = msg_dma;
 		sge.length = sizeof(segs);
 		sge.lkey = pair->local.pd->local_dma_lkey;
-		send.opcode = IB_WR_SEND;
-		send.send_flags = IB_SEND_SIGNALED;
-		send.sg_list = &sge;
-		send.num_sge = 1;
-		send.wr_cqe = &sent.cqe;
-		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp, &send,
-						    NULL), 0);
-		KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
-		KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
-		KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
-		KUNIT_ASSERT_EQ(test, recv.wc.status, IB_WC_SUCCESS);
-		wire = (struct mrkit_seg *)(pb + 512 * 1024);
+		KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, &sge, SZ_512K), 0);
+		wire = (struct mrkit_seg *)(pb + SZ_512K);
 
 		for (off = 0; off < len; off++)
 			pb[off] = (u8)(off * 7 + shift + kind);
@@ -1119,9 +1092,8 @@ static void frwr_rdma_reuse_test(struct kunit *test)
 	enum mrk_kind kind = mrk_param_kind(test);
 	struct mrk_pair *pair = mrk_pair_create(test, kind);
 	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 1, 0);
-	struct ib_send_wr send = {};
-	struct mrk_wait sent, recv, w;
 	struct mrkit_seg seg[3];
+	struct mrk_wait w;
 	struct scatterlist sg;
 	struct test_io t;
 	u8 *buf;
@@ -1136,18 +1108,7 @@ static void frwr_rdma_reuse_test(struct kunit *test)
 				1);
 		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg[r], 1), 1);
 		/* The caller's WR: an empty SEND (the peer has a receive). */
-		KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 8192, 64, &recv),
-				0);
-		mrk_wait_init(&sent);
-		send.opcode = IB_WR_SEND;
-		send.send_flags = IB_SEND_SIGNALED;
-		send.wr_cqe = &sent.cqe;
-		send.num_sge = 0;
-		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp,
-						    &send, NULL), 0);
-		KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
-		KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
-		KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
+		KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, NULL, 8192), 0);
 		/* The registration is live: the peer can write through it. */
 		memset(pair->pbuf, 0x30 + r, 64);
 		KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
@@ -1240,31 +1201,21 @@ static void frwr_rdma_batches_test(struct kunit *test)
 	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 8, 3);
 	struct page *pages[RD_PAGES] = {};
 	struct scatterlist *sgl = page_sgl(test, pages);
-	struct ib_send_wr send = { .opcode = IB_WR_SEND };
-	struct mrk_wait recv, sent, w;
 	struct mrkit_seg segs[8];
 	u8 *pb = pair->pbuf;
+	struct mrk_wait w;
 	struct test_io t;
 	u32 off, i, rkey;
 	u64 iova;
 	int s;
 
-	/* A zero-length SEND stands in for the ULP's message. */
-	mrk_wait_init(&sent);
-	send.send_flags = IB_SEND_SIGNALED;
-	send.wr_cqe = &sent.cqe;
-	KUNIT_ASSERT_EQ(test, mrk_peer_post_recv(pair, 512 * 1024, 256, &recv),
-			0);
 	tio_init(&t, pool, MRKIT_PEER_WRITES);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sgl, RD_PAGES, MRKIT_MAP_DMA),
 			7);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 8), 7);
-	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, pair->local.qp, &send, NULL), 0);
+	/* A zero-length SEND stands in for the ULP's message. */
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, NULL, SZ_512K), 0);
 	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 7U);
-	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &sent, 5000), 0);
-	KUNIT_ASSERT_EQ(test, sent.wc.status, IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(test, mrk_poll(pair, &recv, 5000), 0);
-	KUNIT_ASSERT_EQ(test, recv.wc.status, IB_WC_SUCCESS);
 	for (i = 0; i < RD_LEN; i++)
 		pb[i] = (u8)(i * 7 + 5 + kind);
 	for (s = 0, off = 0; s < 7; off += segs[s].length, s++) {

@@ -32,6 +32,7 @@
 #include <linux/sched.h>
 #include <net/netlink.h>
 #include <net/sock.h>
+#include <rdma/mrkit.h>
 #include <rdma/rdma_netlink.h>
 #include <uapi/rdma/rdma_netlink.h>
 
@@ -940,6 +941,47 @@ int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
 	if (ret)
 		return ret;
 	return mrk_poll(pair, w, 5000);
+}
+
+/**
+ * mrk_io_send - post an I/O's chain with a SEND the peer receives
+ * @pair: the connection; @io's pool is on its local PD
+ * @io: a handed-out I/O (mrkit_io_segs() done)
+ * @sge: what the SEND carries (e.g. the segments), or NULL for nothing
+ * @off: where in the peer's buffer it lands (256 bytes are posted)
+ *
+ * The SEND follows the I/O's REG_MRs in one chain, as a ULP's command does.
+ *
+ * Return: 0 once the SEND and the peer's receive both completed
+ * successfully; the post's errno, -ETIMEDOUT, or -EIO for a failed
+ * completion.
+ */
+int mrk_io_send(struct mrk_pair *pair, struct mrkit_io *io,
+		struct ib_sge *sge, u32 off)
+{
+	struct mrk_wait recv, sent;
+	struct ib_send_wr send = {
+		.wr_cqe = &sent.cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = sge,
+		.num_sge = sge ? 1 : 0,
+	};
+	int ret;
+
+	ret = mrk_peer_post_recv(pair, off, 256, &recv);
+	if (ret)
+		return ret;
+	mrk_wait_init(&sent);
+	ret = mrkit_io_post(io, pair->local.qp, &send, NULL);
+	if (ret)
+		return ret;
+	ret = mrk_poll(pair, &sent, 5000);
+	if (!ret)
+		ret = mrk_poll(pair, &recv, 5000);
+	if (ret)
+		return ret;
+	return sent.wc.status || recv.wc.status ? -EIO : 0;
 }
 
 /**
