@@ -2,11 +2,11 @@
 /*
  * Signature MR conformance against the kernel's own T10-PI code.
  *
- * Normal operation: at load, the module connects two RC QPs on one RDMA
- * device (param ibdev, with param addr on its netdev) that offers
+ * Normal operation: mrkit_sigconf_run() connects two RC QPs on one RDMA
+ * device (&mrkit_sigconf_args.ibdev, with .addr on its netdev) that offers
  * IBK_INTEGRITY_HANDOVER through the connection manager, checks that the
  * connection carries a plain RDMA WRITE, and runs
- * param cases random transfers through one integrity MR, each moving
+ * .cases random transfers through one integrity MR, each moving
  * whole protection blocks over the device's real data path in one of
  * four ways: a peer's RDMA READ of the MR or RDMA WRITE into it (the
  * responder side), or an RDMA WRITE from it or RDMA READ into it posted by
@@ -35,7 +35,7 @@
  *	SIGCONF LABEL cases=N failed=N
  * and a "SIGCONF FAIL" line for each of the first failures.
  *
- * Then param mrkit_cases I/Os go through mrkit on the same connection,
+ * Then .mrkit_cases I/Os go through mrkit on the same connection,
  * as a ULP's would: an integrity pool, mrkit_io_map_pi() with the struct
  * mrkit_pi of a random case, mrkit_io_post() ahead of a zero-length
  * RDMA WRITE of ours, the peer's RDMA READ or WRITE, mrkit_io_check_pi()
@@ -46,8 +46,12 @@
  *	SIGMR LABEL ios=N reported=N failed=N
  *
  * Recovery: a completion that does not arrive within 2 s or fails ends
- * the run (counted as a failed case).  Serialization: the module's
- * init runs everything and waits for each signaled WR in turn.
+ * the run (counted as a failed case).  Serialization: one caller runs
+ * everything and waits for each signaled WR in turn.
+ *
+ * Two callers: the module mrkit_sigconf (sigconf_mod.c) in a guest that
+ * loaded rdma_rxe_pi, and the KUnit suite rxe_pi (kunit/rxe_pi_test.c) in
+ * the UML kernel that has rxe with integrity MRs built in.
  */
 
 #include <linux/blk-integrity.h>
@@ -62,21 +66,7 @@
 #include <rdma/mrkit.h>
 #include <rdma/rdma_cm.h>
 
-static char *ibdev = "mrkd0";
-module_param(ibdev, charp, 0444);
-MODULE_PARM_DESC(ibdev, "RDMA device with integrity MRs");
-static char *addr = "10.99.0.1";
-module_param(addr, charp, 0444);
-MODULE_PARM_DESC(addr, "IPv4 address of the device's netdev");
-static char *label = "rxe-pi";
-module_param(label, charp, 0444);
-MODULE_PARM_DESC(label, "name of the device in the report line");
-static unsigned int cases = 400;
-module_param(cases, uint, 0444);
-MODULE_PARM_DESC(cases, "random transfers");
-static unsigned int mrkit_cases = 100;
-module_param(mrkit_cases, uint, 0444);
-MODULE_PARM_DESC(mrkit_cases, "random I/Os through mrkit's integrity pool");
+#include "sigconf.h"
 
 #define SC_MAX_BLOCKS	16
 #define SC_BUF		(SC_MAX_BLOCKS * 4104 + 64)
@@ -131,6 +121,8 @@ struct sc_ctx {
 	unsigned int		mexpected;
 	unsigned int		mseen;
 	unsigned int		mfailed;
+	unsigned int		ios;		/* mrkit I/Os run */
+	const struct mrkit_sigconf_args *a;
 };
 
 /* One case: what is moved and how. */
@@ -261,7 +253,7 @@ static int sc_connect(struct sc_ctx *c)
 	};
 	int err;
 
-	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+	if (!in4_pton(c->a->addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
 	init_waitqueue_head(&c->cm_wq);
 	c->cm_listen = rdma_create_id(&init_net, sc_cm_handler, c, RDMA_PS_TCP,
@@ -357,7 +349,7 @@ static int sc_setup(struct sc_ctx *c)
 {
 	int i, err;
 
-	c->dev = ib_device_get_by_name(ibdev, RDMA_DRIVER_UNKNOWN);
+	c->dev = ib_device_get_by_name(c->a->ibdev, RDMA_DRIVER_UNKNOWN);
 	if (!c->dev)
 		return -ENODEV;
 	if (!(c->dev->attrs.kernel_cap_flags & IBK_INTEGRITY_HANDOVER))
@@ -1124,8 +1116,8 @@ static void sc_mrkit_run(struct sc_ctx *c)
 		goto out;
 	}
 	init_completion(&c->mio_done);
-	for (i = 0; i < mrkit_cases && !err; i++, done++) {
-		sc_draw(&t, cases + 1 + i);
+	for (i = 0; i < c->a->mrkit_cases && !err; i++, done++) {
+		sc_draw(&t, c->a->cases + 1 + i);
 		t.mode = get_random_u32_below(2) ? SC_PEER_READ : SC_PEER_WRITE;
 		/* mrkit maps DIX: a protection list, or no PI in memory. */
 		t.mem_inter = false;
@@ -1136,8 +1128,9 @@ static void sc_mrkit_run(struct sc_ctx *c)
 		sc_mrkit_stats(c, pool, done);
 	mrkit_pool_destroy(pool);
 out:
-	pr_info("SIGMR %s ios=%u reported=%u failed=%u\n", label, done,
+	pr_info("SIGMR %s ios=%u reported=%u failed=%u\n", c->a->label, done,
 		c->mseen, c->mfailed);
+	c->ios = done;
 }
 
 /*
@@ -1171,21 +1164,34 @@ static void sc_dead_key(struct sc_ctx *c)
 	c->failed++;
 }
 
-static int __init sc_init(void)
+/**
+ * mrkit_sigconf_run - run the conformance cases and mrkit's integrity I/Os
+ * @a: the device, its address, the label and how many of each
+ * @r: filled with the counts the SIGCONF and SIGMR lines print
+ *
+ * Context: process; sleeps.  Prints the SIGCONF and SIGMR lines.
+ */
+void mrkit_sigconf_run(const struct mrkit_sigconf_args *a,
+		       struct mrkit_sigconf_result *r)
 {
 	struct sc_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
 	struct sc_case t;
 	unsigned int i, done = 0;
 	int err;
 
-	if (!c)
-		return -ENOMEM;
+	memset(r, 0, sizeof(*r));
+	if (!c) {
+		r->err = -ENOMEM;
+		return;
+	}
+	c->a = a;
 	err = sc_setup(c);
 	if (err) {
-		pr_info("SIGCONF %s setup on %s failed: %d\n", label, ibdev, err);
+		pr_info("SIGCONF %s setup on %s failed: %d\n", a->label,
+			a->ibdev, err);
 		goto out;
 	}
-	for (i = 0; i < cases && !err; i++, done++) {
+	for (i = 0; i < a->cases && !err; i++, done++) {
 		sc_draw(&t, i);
 		err = sc_one(c, &t);
 	}
@@ -1203,21 +1209,16 @@ static int __init sc_init(void)
 		done++;
 	}
 	pr_info("SIGCONF %s: %u peer-read, %u peer-write, %u local-write, %u local-read; %u with a bad block, %u to be reported, %u reported as expected\n",
-		label, c->per_mode[0], c->per_mode[1], c->per_mode[2],
+		a->label, c->per_mode[0], c->per_mode[1], c->per_mode[2],
 		c->per_mode[3], c->spoiled, c->expected, c->seen);
-	pr_info("SIGCONF %s cases=%u failed=%u\n", label, done, c->failed);
+	pr_info("SIGCONF %s cases=%u failed=%u\n", a->label, done, c->failed);
+	r->cases = done;
+	r->failed = c->failed;
+	r->ios = c->ios;
+	r->reported = c->mseen;
+	r->mfailed = c->mfailed;
 out:
+	r->err = err;
 	sc_teardown(c);
 	kfree(c);
-	return 0;
 }
-
-static void __exit sc_exit(void)
-{
-}
-
-module_init(sc_init);
-module_exit(sc_exit);
-MODULE_DESCRIPTION("Signature MR conformance against the kernel's T10-PI code");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(MRKIT);

@@ -10,8 +10,9 @@
 #     and sparse (scripts/host/cross-arm64.sh)
 #  3. KUnit under UML in a KASAN/lockdep/UBSAN build (compiled beside
 #     step 2), with W=1 and sparse over mrkit and its tests
-#     (scripts/host/kunit.sh debug); failures, skips, missing suites and
-#     kernel splats all fail the run.  The same suites
+#     (scripts/host/kunit.sh debug), and the suite rxe_pi in the same
+#     build with rxe with integrity MRs in place of rxe; failures, skips,
+#     missing suites and kernel splats all fail the run.  The same suites
 #     in the non-debug UML build run in make bench, which needs that build
 #     for its figures, and so do both of linux-source-6.12's builds: a
 #     second UML kernel from scratch would take make check past its 30
@@ -115,7 +116,7 @@ vm_prepared() {
 run static scripts/host/static.sh
 nice -n 10 scripts/host/vm-prep.sh nvme iser nfs srp > .check/vm-prep.log 2>&1 &
 vm_prep=$!
-run "kunit debug (KASAN, PROVE_LOCKING, UBSAN)" kunit_debug
+run "kunit debug (KASAN, PROVE_LOCKING, UBSAN), then rxe_pi on rxe with integrity MRs" kunit_debug
 run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
 run "dkms: a clean Debian 12 root with the 6.1 headers and the 6.12 kernel" dkms_prepared
 run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" vm_prepared

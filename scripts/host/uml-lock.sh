@@ -43,8 +43,9 @@ uml_own_builds() {
 # uml_build_dir VARIANT CONFIG...: the build directory for a variant built
 # from these config fragments, keyed by their content: checkouts with
 # different configs keep their own objects instead of rebuilding each
-# other's.  A new one starts as a copy of the newest of its variant, so
-# kbuild rebuilds only what the config change touches.  Call it holding
+# other's.  A new one starts as a copy of the newest of its variant (or
+# of the variant up to its first "-": debug for debug-pi), so kbuild
+# rebuilds only what the config change touches.  Call it holding
 # the lock (uml_lock).
 uml_build_dir() {
 	local variant=$1 key dir seed
@@ -52,7 +53,7 @@ uml_build_dir() {
 	key=$(cat "$@" | sha256sum | cut -c1-12)
 	dir=$cache/build-$ver/$variant-$key
 	if [ ! -d "$dir" ]; then
-		seed=$(ls -dt "$cache/build-$ver/$variant"* 2>/dev/null | head -n 1)
+		seed=$(ls -dt "$cache/build-$ver/${variant%%-*}"-* 2>/dev/null | head -n 1)
 		if [ -n "$seed" ]; then
 			rm -rf "$dir.tmp"
 			cp -a "$seed" "$dir.tmp" && mv "$dir.tmp" "$dir"

@@ -188,28 +188,16 @@ vm_build_siw() {
 # vm_make_rxe_pi DIR TREE [MK]: the spliced rxe and, with MK, the
 # conformance module (against mrkit's build MK).
 vm_make_rxe_pi() {
-	local d=$1 rxe=$2/drivers/infiniband/sw/rxe f
+	local d=$1
 	mkdir -p "$d/rxe" "$d/conf"
 	{
-		python3 "$proj/scripts/host/splice.py" --loc --tree "$2" \
-			"${splice_args[@]}" --outdir "$d/rxe" \
-			"$proj"/provider/rxe/*.splice
-		for f in "$rxe"/*.[ch]; do
-			[ -e "$d/rxe/${f##*/}" ] || cp "$f" "$d/rxe/"
-		done
-		cp "$proj"/provider/rxe/rxe_pi.[ch] "$d/rxe/"
+		"$proj/scripts/host/rxe-pi-src.sh" "$d/rxe" "$2" "${splice_args[@]}"
 		# The upstream object list, under the module's own name.
 		{ echo 'obj-m := rdma_rxe_pi.o'
-		  sed -n '/^rdma_rxe-y/,/^$/p' "$rxe/Makefile" |
-			sed 's/^rdma_rxe-y/rdma_rxe_pi-y/'
-		  echo 'rdma_rxe_pi-y += rxe_pi.o'
-		  # Feature tests, not version tests: an rxe whose
-		  # rxe_register_device() takes the netdev (6.12's).
-		  if grep -A1 'int rxe_register_device(' "$d/rxe/rxe_verbs.h" | grep -q net_device; then
-			echo 'ccflags-y += -DRXE_PI_REGISTER_NDEV'
-		  fi; } > "$d/rxe/Kbuild"
-		cp "$proj/provider/sigconf.c" "$d/conf/"
-		{ printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o\nccflags-y += -I%s/include\n' "$3"
+		  echo "rdma_rxe_pi-y := $(tr '\n' ' ' < "$d/rxe/objs")"
+		  echo "ccflags-y += $(cat "$d/rxe/ccflags")"; } > "$d/rxe/Kbuild"
+		cp "$proj"/provider/sigconf.[ch] "$proj/provider/sigconf_mod.c" "$d/conf/"
+		{ printf 'obj-m := mrkit_sigconf.o\nmrkit_sigconf-y := sigconf.o sigconf_mod.o\nccflags-y += -I%s/include\n' "$3"
 		  # A kernel that exports no T10-PI profile (6.12's).
 		  grep -qw t10_pi_type1_crc "$kdir/Module.symvers" ||
 			echo 'ccflags-y += -DSIGCONF_OWN_T10_PI'; } > "$d/conf/Kbuild"
@@ -242,7 +230,8 @@ vm_build_rxe_pi() {
 			     --reference "$("$proj/scripts/host/prep-tree.sh" 6.1)")
 	key=$( { echo "$kdir $tree ${1:+${1##*/}} ${splice_args[*]}"
 		 cat "$tree"/drivers/infiniband/sw/rxe/*.[ch] "$tree/drivers/infiniband/sw/rxe/Makefile"
-		 find "$proj/provider" "$proj/scripts/host/splice.py" -type f -print0 |
+		 find "$proj/provider" "$proj/scripts/host/splice.py" \
+			"$proj/scripts/host/rxe-pi-src.sh" -type f -print0 |
 			sort -z | xargs -0 sha256sum | sed "s|  $proj/|  |"; } | vm_key)
 	vm_cached rxe-pi "$key" vm_make_rxe_pi "$tree" "${1:-}"
 }
