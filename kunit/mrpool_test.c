@@ -521,6 +521,39 @@ static void pool_state_machine_test(struct kunit *test)
 	}
 }
 
+/* A descriptor of @pool taken and walked to REGISTERED, as a post leaves it. */
+static struct mrkit_mr *registered_mr(struct kunit *test,
+				      struct mrkit_pool *pool)
+{
+	struct mrkit_mr *mr = mrkit_mr_get(pool);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, MRKIT_MR_RESERVED,
+						  MRKIT_MR_MAPPED), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, MRKIT_MR_MAPPED,
+						  MRKIT_MR_REGISTERED), 0);
+	return mr;
+}
+
+/*
+ * Once the pool's work ran: one stale descriptor was retired and replaced,
+ * its MR deregistered (one more than @dereg).  Returns the stats.
+ */
+static struct mrkit_pool_stats expect_replaced(struct kunit *test,
+					       struct fake_dev *fdev,
+					       struct mrkit_pool *pool,
+					       unsigned int dereg)
+{
+	struct mrkit_pool_stats st;
+
+	pool_quiesce();
+	st = pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	KUNIT_EXPECT_EQ(test, fdev->calls[FAKE_OP_DEREG_MR], dereg + 1);
+	return st;
+}
+
 static void pool_stale_replaced_test(struct kunit *test)
 {
 	struct fake_dev *fdev = fake_default(test);
@@ -534,12 +567,7 @@ static void pool_stale_replaced_test(struct kunit *test)
 	unsigned int dereg;
 	int i;
 
-	mr = mrkit_mr_get(pool);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
-	KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, MRKIT_MR_RESERVED,
-						  MRKIT_MR_MAPPED), 0);
-	KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, MRKIT_MR_MAPPED,
-						  MRKIT_MR_REGISTERED), 0);
+	mr = registered_mr(test, pool);
 	old_key = mr->ibmr->lkey;
 	dereg = fdev->calls[FAKE_OP_DEREG_MR];
 
@@ -561,12 +589,8 @@ static void pool_stale_replaced_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), 0);
 	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), -EINVAL);	/* double put */
-	pool_quiesce();
-	st = pool_stats(pool);
-	KUNIT_EXPECT_EQ(test, st.stale, 0U);
-	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	st = expect_replaced(test, fdev, pool, dereg);
 	KUNIT_EXPECT_EQ(test, st.allocated, 3U);
-	KUNIT_EXPECT_EQ(test, fdev->calls[FAKE_OP_DEREG_MR], dereg + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 3);
 
 	/* The slot comes back with a fresh MR. */
@@ -588,6 +612,39 @@ static void pool_stale_replaced_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.stale, 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fdev->mrs_alive), 2);
 	/* Destroy frees the retired slot as well. */
+}
+
+/*
+ * A lazy give-back does not wait for the descriptor's WRs: a flush that
+ * marks it STALE between the owner's look (REGISTERED) and its put has
+ * the put retire it - replaced in the background, counted, never lost
+ * (a lost one would be out of every list, and destroy would wait for it
+ * forever).
+ */
+static void pool_put_valid_stale_test(struct kunit *test)
+{
+	struct fake_dev *fdev = fake_default(test);
+	struct mrkit_pool_attr attr = {
+		.name = "pvs", .depth = 2, .node = NUMA_NO_NODE,
+	};
+	/* (test_pool(): a lost descriptor fails the test, not hangs it) */
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	unsigned int dereg = fdev->calls[FAKE_OP_DEREG_MR];
+	struct mrkit_mr *mr;
+
+	mr = registered_mr(test, pool);
+	/* The flush comes first. */
+	mrkit_mr_mark_stale(mr);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put_valid(mr), 0);
+	KUNIT_EXPECT_EQ(test, expect_replaced(test, fdev, pool, dereg).in_use,
+			0U);
+
+	/* A free descriptor is still refused. */
+	mr = mrkit_mr_get(pool);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put_valid(mr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pool_stats(pool).in_use, 0U);
 }
 
 /*
@@ -846,6 +903,7 @@ static struct kunit_case mrkit_pool_cases[] = {
 #endif
 	KUNIT_CASE_PARAM(pool_state_machine_test, transition_gen_params),
 	KUNIT_CASE(pool_stale_replaced_test),
+	KUNIT_CASE(pool_put_valid_stale_test),
 	KUNIT_CASE(pool_own_test),
 	KUNIT_CASE(pool_destroy_outstanding_test),
 	KUNIT_CASE(pool_atomic_context_test),

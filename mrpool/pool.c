@@ -1021,23 +1021,27 @@ int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race)
  * @mr: a REGISTERED descriptor
  *
  * Lazy invalidation only: the rkey stays valid at the device and the
- * descriptor's next registration invalidates it first.
+ * descriptor's next registration invalidates it first.  A lazy give-back
+ * does not wait for the descriptor's WRs, so a flush of one of them may
+ * have marked it STALE since the caller saw it REGISTERED: it is then
+ * retired (mrkit_mr_put()), as mrkit_mr_keep() does, never lost.
  *
  * Context: any.
- * Return: 0, or -EINVAL if @mr is not REGISTERED.
+ * Return: 0, or -EINVAL if @mr is neither REGISTERED nor STALE.
  */
 int mrkit_mr_put_valid(struct mrkit_mr *mr)
 {
 	struct mrkit_pool *pool = mr->pool;
+	int cur = MRKIT_MR_REGISTERED;
 
 	mrkit_rmw(1);
-	if (atomic_cmpxchg(&mr->state, MRKIT_MR_REGISTERED, MRKIT_MR_FREE) !=
-	    MRKIT_MR_REGISTERED) {
-		mrkit_pool_err(pool, "descriptor %u: lazy put of a %s descriptor\n",
-			       mr->idx, mrkit_mr_state_name(mrkit_mr_state(mr)));
-		return -EINVAL;
-	}
-	return mrkit_mr_push_free(pool, mr);
+	if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_FREE))
+		return mrkit_mr_push_free(pool, mr);
+	if (cur == MRKIT_MR_STALE)
+		return mrkit_mr_put(mr);
+	mrkit_pool_err(pool, "descriptor %u: lazy put of a %s descriptor\n",
+		       mr->idx, mrkit_mr_state_name(cur));
+	return -EINVAL;
 }
 
 /**
