@@ -540,8 +540,7 @@ static int mrkit_post_kept_invs(struct mrkit_io *io, struct ib_qp *qp)
 		prev = &first;
 		for (n = 0; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
 			/* Not when its LOCAL_INV is posted already. */
-			if (!mr->dev_valid ||
-			    READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_POSTED)
+			if (!mrkit_mr_owns_live_key(mr))
 				continue;
 			mrkit_build_inv(mr, &inv[n]);
 			*prev = &inv[n];
@@ -773,7 +772,7 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 			io->status = io->status ?: -EILSEQ;
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 			continue;
-		if (!mr->dev_valid) {
+		if (!mrkit_mr_owns_live_key(mr)) {
 			/* Handed out, never posted. */
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);
@@ -876,7 +875,7 @@ int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
 			if (mrkit_mr_enforce_pi(io, mr))
 				io->status = io->status ?: -EILSEQ;
 			if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
-			    !mr->dev_valid)
+			    !mrkit_mr_owns_live_key(mr))
 				continue;
 			mrkit_build_inv(mr, &inv[n]);
 			trace_mrkit_localinv(mr);

@@ -539,7 +539,8 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 				       mr->idx, mr->inv_key);
 			return -EBUSY;
 		}
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid) {
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
+		    mrkit_mr_owns_live_key(mr)) {
 			mrkit_pool_err(io->pool,
 				       "release refused: rkey 0x%x of descriptor %u is %s; invalidate first\n",
 				       mr->inv_key, mr->idx,

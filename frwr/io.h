@@ -210,6 +210,23 @@ static __always_inline void mrkit_io_map_done(struct mrkit_io *io)
 }
 
 /**
+ * mrkit_mr_owns_live_key - must @mr's owner invalidate a registration?
+ * @mr: a descriptor of an I/O
+ *
+ * The device holds a registration of @mr (dev_valid) that is the owner's
+ * to invalidate - unless it is the previous owner's key, whose unsignaled
+ * LOCAL_INV a %MRKIT_POOL_POST_INV completion posted already
+ * (%MRKIT_OLD_INV_POSTED; the next chain sets it otherwise): an I/O that
+ * handed @mr out but never posted it exposed no registered key.
+ *
+ * Return: true when the owner must invalidate (or retire) @mr's key.
+ */
+static __always_inline bool mrkit_mr_owns_live_key(const struct mrkit_mr *mr)
+{
+	return mr->dev_valid && READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED;
+}
+
+/**
  * mrkit_mr_hand_out - rotate the key of one descriptor of a mapped I/O
  * @mr: the descriptor
  *

@@ -421,6 +421,52 @@ static void flushed_back(struct kunit *test, u32 flags, unsigned int flushes)
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
 
+/*
+ * MRKIT_POOL_POST_INV: an I/O that takes a descriptor whose previous key's
+ * LOCAL_INV is queued already, hands it out and never posts exposed no
+ * registered key: it may be released, and neither an invalidation nor a
+ * completion posts a second LOCAL_INV of the old key (the fake counts a
+ * LOCAL_INV of an invalid key as an execution error).
+ */
+static void reminv_post_inv_unposted_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = post_inv_pool(test, fdev->pd);
+	struct mrkit_seg s1[8], s2[8];
+	unsigned int base, way;
+	struct test_io t;
+
+	for (way = 0; way < 3; way++) {
+		fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
+		fake_complete(fdev, IB_WC_SUCCESS, 16);
+		KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		KUNIT_ASSERT_EQ(test, t.rec.calls, 1);
+
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
+						   test_dma_sg(test, 0x200000,
+							       4 * P), 1, 0), 1);
+		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, s2, 8), 1);
+		KUNIT_EXPECT_NE(test, s2[0].key, s1[0].key);
+		base = fdev->nr_recs;
+		if (way == 0)
+			KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+		else if (way == 1)
+			KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io,
+								  fdev->qp), 0);
+		else
+			KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io,
+								fdev->qp), 0);
+		KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, way ? 1 : 0);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+		/* The queued LOCAL_INV runs, once. */
+		fake_complete(fdev, IB_WC_SUCCESS, 16);
+		KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	}
+}
+
 static void reminv_post_inv_flushed_back_test(struct kunit *test)
 {
 	flushed_back(test, MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV, 2);
@@ -725,6 +771,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_lazy_pool_test),
 	KUNIT_CASE(reminv_lazy_kept_key_test),
 	KUNIT_CASE(reminv_post_inv_pool_test),
+	KUNIT_CASE(reminv_post_inv_unposted_test),
 	KUNIT_CASE(reminv_post_inv_batch_fail_test),
 	KUNIT_CASE(reminv_post_inv_flushed_back_test),
 	KUNIT_CASE(reminv_lazy_flushed_back_test),
