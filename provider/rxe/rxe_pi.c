@@ -589,14 +589,27 @@ int rxe_pi_reg_mr(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	struct rxe_pi_mr *pi = mr->pi;
 	u32 key = wqe->wr.wr.reg.key;
 	int access = wqe->wr.wr.reg.access;
+	const char *why = NULL;
 	unsigned long flags;
 
-	if (mr->state != RXE_MR_STATE_FREE || qp->ibqp.pd != mr->ibmr.pd ||
-	    (mr->lkey & ~0xff) != (key & ~0xff) ||
-	    (access & IB_ACCESS_REMOTE_ATOMIC) || !mr->ibmr.sig_attrs)
+	if (mr->state != RXE_MR_STATE_FREE)
+		why = "the MR is not free";
+	else if (qp->ibqp.pd != mr->ibmr.pd)
+		why = "the MR is in another PD";
+	else if ((mr->lkey & ~0xff) != (key & ~0xff))
+		why = "the key is another MR's";
+	else if (access & IB_ACCESS_REMOTE_ATOMIC)
+		why = "remote atomic access";
+	else if (!mr->ibmr.sig_attrs)
+		why = "no signature attributes";
+	else if (rxe_pi_layout(pi, mr->ibmr.sig_attrs))
+		why = "attributes the mapped lists cannot follow";
+	if (why) {
+		pr_warn_ratelimited("%s: REG_MR_INTEGRITY of MR %#x (key %#x, state %d) refused: %s\n",
+				    dev_name(&mr->ibmr.device->dev), mr->lkey,
+				    key, mr->state, why);
 		return -EINVAL;
-	if (rxe_pi_layout(pi, mr->ibmr.sig_attrs))
-		return -EINVAL;
+	}
 	memset(pi->stage, 0, sizeof(pi->stage));
 	spin_lock_irqsave(&pi->lock, flags);
 	pi->checked = false;
