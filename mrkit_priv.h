@@ -191,11 +191,13 @@ struct mrkit_mr {
  *	posted next on the QP, so the next registration needs none of its
  *	own; a failure of it (mrkit_wc_mr()) sets %MRKIT_OLD_INV_NONE.
  * @MRKIT_OLD_INV_UNKNOWN: a WR of its last registration failed after the
- *	descriptor went back to the pool or its idle I/O kept it (a lazy or
- *	%MRKIT_POOL_POST_INV completion gives descriptors back with their WRs
- *	still queued): whether that REG_MR ran is not known, so neither a
- *	LOCAL_INV of its key nor a REG_MR over it is safe.  The next map
- *	retires it (its MR is replaced) and takes another (mrkit_io_take()).
+ *	descriptor went back to the pool, its idle I/O kept it or a new I/O
+ *	took it and had not posted it (a lazy or %MRKIT_POOL_POST_INV
+ *	completion gives descriptors back with their WRs still queued):
+ *	whether that REG_MR ran is not known, so neither a LOCAL_INV of its
+ *	key nor a REG_MR over it is safe.  The next map retires it (its MR is
+ *	replaced) and takes another (mrkit_io_take()); a post of the I/O that
+ *	holds it is refused and it is retired (mrkit_chain_regs()).
  */
 enum mrkit_old_inv {
 	MRKIT_OLD_INV_NONE,

@@ -119,11 +119,15 @@ static bool mrkit_posted_inv_failed(struct mrkit_mr *mr)
 /*
  * An unsignaled REG_MR, LOCAL_INV or READ on a descriptor: only failures
  * and flushes come here, and each leaves the registration's state unknown.
- * The pool may hold the descriptor already, or its idle I/O keep it (a
- * lazy or POST_INV completion of an I/O whose WRs then flushed: its
- * REG_MR's flush took the posted LOCAL_INV's mark, and this is the
- * LOCAL_INV's): it cannot be retired there, so it is marked for the next
- * map that takes it to retire.
+ * The pool may hold the descriptor already, or its idle I/O keep it, or a
+ * new I/O have taken it and not posted it yet (a lazy or POST_INV
+ * completion of an I/O whose WRs then flushed: its REG_MR's flush took
+ * the posted LOCAL_INV's mark, and this is the LOCAL_INV's): an owner
+ * posts nothing before its descriptor is REGISTERED, so the WR was a
+ * previous registration's.  The descriptor cannot be retired there (the
+ * new owner changes its state by plain stores), so it is marked: the
+ * next map that takes it retires it, and a post of an I/O that holds it
+ * is refused (mrkit_chain_regs()).
  */
 static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -138,13 +142,18 @@ static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 			       mr->idx, ib_wc_status_msg(wc->status));
 		return;
 	}
-	if (mrkit_mr_state(mr) == MRKIT_MR_FREE ||
-	    mrkit_mr_state(mr) == MRKIT_MR_CACHED) {
+	switch (mrkit_mr_state(mr)) {
+	case MRKIT_MR_FREE:
+	case MRKIT_MR_CACHED:
+	case MRKIT_MR_RESERVED:
+	case MRKIT_MR_MAPPED:
 		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_UNKNOWN);
 		mrkit_pool_err(mr->pool,
 			       "a work request on descriptor %u, given back: %s; retired at its next use\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
 		return;
+	default:
+		break;
 	}
 	mrkit_pool_err(mr->pool,
 		       "a work request on descriptor %u: %s; retiring it\n",
@@ -283,12 +292,31 @@ struct mrkit_batch {
 	bool			old_valid[MRKIT_POST_BATCH];
 	u8			old_inv[MRKIT_POST_BATCH];
 	unsigned int		n;
+	bool			refused;	/* mrkit_chain_regs() */
 };
+
+/*
+ * A descriptor of a posting I/O that a late flush reached (see
+ * mrkit_wc_mr()): its key's state is unknown, so neither a LOCAL_INV of
+ * the old key nor a REG_MR over it is posted; marked stale, it is retired
+ * when the I/O finishes (its MR deregistered: no key of it stays valid).
+ */
+static void __cold mrkit_chain_refuse(struct mrkit_mr *mr)
+{
+	mrkit_pool_err(mr->pool,
+		       "post refused: descriptor %u was reached by a flush of its previous registration\n",
+		       mr->idx);
+	WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_NONE);
+	mrkit_mr_mark_stale(mr);
+}
 
 /*
  * Chain [LOCAL_INV of a lazily kept key] REG_MR for the REGISTERED
  * descriptors from *@pos on, at most MRKIT_POST_BATCH of them; *@pos is
  * left at the first descriptor not looked at.  Returns the tail link.
+ * A descriptor a late flush of its previous registration reached since it
+ * was taken (STALE, or marked UNKNOWN) cannot be posted: @b->refused is
+ * set, *@pos left at it, and it is marked stale for its owner to retire.
  */
 static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 					    struct mrkit_mr **pos,
@@ -300,13 +328,18 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 	unsigned int n = 0;
 	bool chained;
 
+	b->refused = false;
 	for (mr = *pos; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
-		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
-			continue;
+		b->old_inv[n] = READ_ONCE(mr->old_inv);
+		if (unlikely(mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
+			     b->old_inv[n] == MRKIT_OLD_INV_UNKNOWN)) {
+			mrkit_chain_refuse(mr);
+			b->refused = true;
+			break;
+		}
 		b->mr[n] = mr;
 		b->old_key[n] = mr->inv_key;
 		b->old_valid[n] = mr->dev_valid;
-		b->old_inv[n] = READ_ONCE(mr->old_inv);
 		/*
 		 * A kept key is invalidated first, unless its LOCAL_INV was
 		 * posted already: it ran, or it is queued ahead of this chain,
@@ -444,6 +477,12 @@ static const struct ib_send_wr *mrkit_caller_bad(const struct ib_send_wr *wr,
  * * %0 - posted.
  * * %-EINVAL - the I/O is not mapped (or was posted already).
  * * %-EBUSY - the I/O's RDMA READ chain is in flight.
+ * * %-EIO - a descriptor of the I/O was reached, since it was taken, by
+ *   a flush of its previous registration (a lazy pool gives descriptors
+ *   back with their WRs still queued on a QP in error): whether that
+ *   registration ran is not known, so nothing of this post goes out from
+ *   that descriptor on.  As after a failed post, below; the descriptor is
+ *   retired when the I/O finishes.
  * * the provider's errno - the post failed; WRs before the bad one were
  *   posted.  The I/O stays posted: finish it with mrkit_io_complete() or
  *   mrkit_io_invalidate() (which invalidate what reached the device,
@@ -474,6 +513,12 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 
 		first = NULL;
 		prev = mrkit_chain_regs(io, &pos, &b, &first, &count);
+		if (unlikely(b.refused)) {
+			/* Nothing of this batch is posted. */
+			ret = -EIO;
+			bad = first;
+			goto out_failed;
+		}
 		/* The caller's WRs end the last post. */
 		*prev = pos ? NULL : wr;
 		if (!pos)
@@ -489,7 +534,8 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 
 out_failed:
 	mrkit_chain_regs_failed(&b, first, bad, pos);
-	mrkit_post_failed(io, ret, first, bad, "registration");
+	if (likely(!b.refused))
+		mrkit_post_failed(io, ret, first, bad, "registration");
 	io->post_failed = true;
 	io->nr_wrs = count;
 	if (bad_wr)
@@ -639,6 +685,9 @@ static struct ib_send_wr *mrkit_read_batch(struct mrkit_io *io,
  * * %0 - posted; done() will run.
  * * %-EINVAL - the I/O is not mapped.
  * * %-EBUSY - a READ chain of the I/O is in flight already.
+ * * %-EIO - a descriptor was reached by a flush of its previous
+ *   registration since it was taken (see mrkit_io_post()); nothing was
+ *   posted.  The I/O is finished as below.
  * * the provider's errno - the post failed.  The I/O is finished by the
  *   failure: every descriptor is parked, and done() runs once, with the
  *   errno, after mrkit_pool_qp_drained() when their MRs are deregistered
@@ -660,6 +709,15 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 	mrkit_io_hand_out(io, ret);
 	io->qp = qp;
 	io->nr_wrs = 0;
+	/* A late flush reached a descriptor (mrkit_chain_regs()). */
+	for (mr = io->mrs; mr; mr = mr->io_next) {
+		if (unlikely(mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
+			     READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_UNKNOWN)) {
+			mrkit_chain_refuse(mr);
+			mrkit_io_post_abort(io, -EIO, true, true);
+			return -EIO;
+		}
+	}
 
 	/* Lazily kept keys go first, in posts of their own. */
 	ret = mrkit_post_kept_invs(io, qp);

@@ -371,25 +371,41 @@ static void reminv_post_inv_pool_test(struct kunit *test)
  * fresh MR, with no LOCAL_INV of a key the device never registered (the
  * fake device refuses one).
  */
-static void flushed_back(struct kunit *test, u32 flags, unsigned int flushes)
+/*
+ * A pool of one descriptor (@flags) and an I/O over it, posted on a QP in
+ * error and completed at once: the descriptor is back with its REG_MR
+ * still queued (fake_complete() flushes it).
+ */
+static struct mrkit_pool *given_back_queued(struct kunit *test,
+					    struct fake_dev *fdev, u32 flags,
+					    struct test_io *t,
+					    struct mrkit_seg *segs)
 {
-	static const struct fake_dev_attr fattr = {};
-	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_pool_attr attr = {
 		.name = "flushed", .depth = 1, .pages_per_mr = 8,
 		.flags = flags, .node = NUMA_NO_NODE,
 	};
 	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+
+	fdev->qp_error = true;
+	fake_io_post(test, fdev, pool, t, 0x100000, 4, segs);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t->io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, t->rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	return pool;
+}
+
+static void flushed_back(struct kunit *test, u32 flags, unsigned int flushes)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_seg s1[8], s2[8];
 	struct mrkit_pool_stats st;
+	struct mrkit_pool *pool;
 	struct test_io t;
 	unsigned int base;
 
-	fdev->qp_error = true;
-	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
-	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
-	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
-	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	pool = given_back_queued(test, fdev, flags, &t, s1);
 	/* The SEND has no cqe: only mrkit's WRs complete. */
 	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16),
 			flushes);
@@ -417,6 +433,99 @@ static void flushed_back(struct kunit *test, u32 flags, unsigned int flushes)
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	if (flags & MRKIT_POOL_POST_INV)
 		KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, s2[0].key));
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+}
+
+/*
+ * A lazy pool gives a descriptor back with its REG_MR still queued on a QP
+ * in error, and a new I/O takes it before the flush arrives.  The flush
+ * only marks it (its state is the new owner's now); the hand-out rotates
+ * the key; the post is refused with nothing posted - neither a LOCAL_INV
+ * of the old key nor a REG_MR over a registration in an unknown state -
+ * and finishing the I/O retires the descriptor.
+ */
+static void reminv_lazy_late_flush_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	static struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	const struct ib_send_wr *bad = NULL;
+	struct mrkit_seg s1[8], s2[8];
+	struct mrkit_pool_stats st;
+	struct mrkit_pool *pool;
+	struct test_io t;
+	unsigned int base;
+
+	pool = given_back_queued(test, fdev, MRKIT_POOL_LAZY_INV, &t, s1);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
+					   test_dma_sg(test, 0x200000, 4 * P),
+					   1, 0), 1);
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16), 1U);
+	fdev->qp_error = false;
+	mrkit_pool_qp_drained(pool);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, s2, 8), 1);
+	KUNIT_EXPECT_NE(test, s2[0].key, s1[0].key);
+
+	base = fdev->nr_recs;
+	KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, &bad),
+			-EIO);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&send);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, s1[0].key));
+
+	/* The replacement MR registers with no LOCAL_INV before it. */
+	base = fdev->nr_recs;
+	fake_io_post(test, fdev, pool, &t, 0x300000, 4, s2);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 0U);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
+ * The same late flush ahead of an RDMA READ chain into a local sink: the
+ * chain is refused with nothing posted (no LOCAL_INV of the old key), and
+ * the I/O is finished by the failure, done() with -EIO once the drain is
+ * reported.
+ */
+static void reminv_lazy_late_flush_read_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool_stats st;
+	struct mrkit_pool *pool;
+	struct mrkit_seg s1[8];
+	struct test_io t;
+	unsigned int base;
+
+	pool = given_back_queued(test, fdev, MRKIT_POOL_LAZY_INV, &t, s1);
+	tio_init(&t, pool, MRKIT_LOCAL_SINK);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
+					   test_dma_sg(test, 0x200000, 4 * P),
+					   1, 0), 1);
+	KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 16), 1U);
+	fdev->qp_error = false;
+	base = fdev->nr_recs;
+	KUNIT_EXPECT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp, 0x1000, 5),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 }
@@ -772,6 +881,8 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_lazy_kept_key_test),
 	KUNIT_CASE(reminv_post_inv_pool_test),
 	KUNIT_CASE(reminv_post_inv_unposted_test),
+	KUNIT_CASE(reminv_lazy_late_flush_test),
+	KUNIT_CASE(reminv_lazy_late_flush_read_test),
 	KUNIT_CASE(reminv_post_inv_batch_fail_test),
 	KUNIT_CASE(reminv_post_inv_flushed_back_test),
 	KUNIT_CASE(reminv_lazy_flushed_back_test),
