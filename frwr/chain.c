@@ -292,7 +292,6 @@ struct mrkit_batch {
 	bool			old_valid[MRKIT_POST_BATCH];
 	u8			old_inv[MRKIT_POST_BATCH];
 	unsigned int		n;
-	bool			refused;	/* mrkit_chain_regs() */
 };
 
 /*
@@ -315,8 +314,8 @@ static void __cold mrkit_chain_refuse(struct mrkit_mr *mr)
  * descriptors from *@pos on, at most MRKIT_POST_BATCH of them; *@pos is
  * left at the first descriptor not looked at.  Returns the tail link.
  * A descriptor a late flush of its previous registration reached since it
- * was taken (STALE, or marked UNKNOWN) cannot be posted: @b->refused is
- * set, *@pos left at it, and it is marked stale for its owner to retire.
+ * was taken (STALE, or marked UNKNOWN) cannot be posted: it is marked
+ * stale for its owner to retire, *@pos left at it, and NULL returned.
  */
 static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 					    struct mrkit_mr **pos,
@@ -328,13 +327,12 @@ static struct ib_send_wr **mrkit_chain_regs(struct mrkit_io *io,
 	unsigned int n = 0;
 	bool chained;
 
-	b->refused = false;
 	for (mr = *pos; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
 		b->old_inv[n] = READ_ONCE(mr->old_inv);
 		if (unlikely(mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
 			     b->old_inv[n] == MRKIT_OLD_INV_UNKNOWN)) {
 			mrkit_chain_refuse(mr);
-			b->refused = true;
+			prev = NULL;
 			break;
 		}
 		b->mr[n] = mr;
@@ -513,11 +511,11 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 
 		first = NULL;
 		prev = mrkit_chain_regs(io, &pos, &b, &first, &count);
-		if (unlikely(b.refused)) {
+		if (unlikely(!prev)) {
 			/* Nothing of this batch is posted. */
 			ret = -EIO;
 			bad = first;
-			goto out_failed;
+			goto out_refused;
 		}
 		/* The caller's WRs end the last post. */
 		*prev = pos ? NULL : wr;
@@ -533,9 +531,9 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 	return 0;
 
 out_failed:
+	mrkit_post_failed(io, ret, first, bad, "registration");
+out_refused:
 	mrkit_chain_regs_failed(&b, first, bad, pos);
-	if (likely(!b.refused))
-		mrkit_post_failed(io, ret, first, bad, "registration");
 	io->post_failed = true;
 	io->nr_wrs = count;
 	if (bad_wr)
@@ -819,6 +817,8 @@ static __always_inline bool mrkit_io_post_invs(struct mrkit_io *io,
 static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 					     struct ib_qp *qp, u8 inv_state)
 {
+	/* Only such a pool posts LOCAL_INVs of given-back keys. */
+	const bool post_inv = io->pool->flags & MRKIT_POOL_POST_INV;
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
 	struct ib_send_wr *wr = inv, *last = NULL;
 	unsigned int count = 0;
@@ -830,7 +830,8 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 			io->status = io->status ?: -EILSEQ;
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 			continue;
-		if (!mrkit_mr_owns_live_key(mr)) {
+		if (!mr->dev_valid ||
+		    (post_inv && !mrkit_mr_owns_live_key(mr))) {
 			/* Handed out, never posted. */
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);
