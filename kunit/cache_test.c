@@ -453,7 +453,7 @@ static void cache_rdma_use(struct kunit *test, struct mrk_pair *pair,
 	sg_init_one(&sg, buf, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t->io, &sg, 1, MRKIT_MAP_DMA), 1);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t->io, seg, 1), 1);
-	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t->io, NULL, 8192), 0);
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t->io, 0, 0, 8192), 0);
 	memset(pair->pbuf, fill, 64);
 	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
 					    seg->addr, seg->key, &w), 0);

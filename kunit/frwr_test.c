@@ -937,7 +937,6 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 	struct page *pages[RD_PAGES] = {};
 	struct scatterlist *sgl = page_sgl(test, pages);
 	struct mrkit_seg segs[4], *wire;
-	struct ib_sge sge;
 	struct mrk_wait w;
 	struct test_io t;
 	u8 *msg, *pb = pair->pbuf;
@@ -958,10 +957,8 @@ static void frwr_rdma_multi_mr_test(struct kunit *test)
 	memcpy(msg, segs, sizeof(segs));
 
 	/* The segments travel in the caller's SEND, behind the REG_MRs. */
-	sge.addr = msg_dma;
-	sge.length = sizeof(segs);
-	sge.lkey = pair->local.pd->local_dma_lkey;
-	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, &sge, SZ_512K), 0);
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, msg_dma, sizeof(segs),
+					  SZ_512K), 0);
 	wire = (struct mrkit_seg *)(pb + SZ_512K);
 	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 3U);
 
@@ -1035,7 +1032,6 @@ static void frwr_rdma_whole_test(struct kunit *test)
 		struct mrkit_seg segs[2], *wire;
 		struct scatterlist sgl[2];
 		u32 len = 8 * PAGE_SIZE, off;
-		struct ib_sge sge;
 		struct mrk_wait w;
 		struct test_io t;
 		int n = shift ? 2 : 1, s;
@@ -1051,10 +1047,8 @@ static void frwr_rdma_whole_test(struct kunit *test)
 				shift ? len - shift : len);
 		memcpy(msg, segs, sizeof(segs));
 
-		sge.addr = msg_dma;
-		sge.length = sizeof(segs);
-		sge.lkey = pair->local.pd->local_dma_lkey;
-		KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, &sge, SZ_512K), 0);
+		KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, msg_dma,
+						  sizeof(segs), SZ_512K), 0);
 		wire = (struct mrkit_seg *)(pb + SZ_512K);
 
 		for (off = 0; off < len; off++)
@@ -1108,7 +1102,7 @@ static void frwr_rdma_reuse_test(struct kunit *test)
 				1);
 		KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg[r], 1), 1);
 		/* The caller's WR: an empty SEND (the peer has a receive). */
-		KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, NULL, 8192), 0);
+		KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, 0, 0, 8192), 0);
 		/* The registration is live: the peer can write through it. */
 		memset(pair->pbuf, 0x30 + r, 64);
 		KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
@@ -1214,7 +1208,7 @@ static void frwr_rdma_batches_test(struct kunit *test)
 			7);
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, segs, 8), 7);
 	/* A zero-length SEND stands in for the ULP's message. */
-	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, NULL, SZ_512K), 0);
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, 0, 0, SZ_512K), 0);
 	KUNIT_EXPECT_EQ(test, mrkit_io_nr_wrs(&t.io), 7U);
 	for (i = 0; i < RD_LEN; i++)
 		pb[i] = (u8)(i * 7 + 5 + kind);

@@ -947,7 +947,9 @@ int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
  * mrk_io_send - post an I/O's chain with a SEND the peer receives
  * @pair: the connection; @io's pool is on its local PD
  * @io: a handed-out I/O (mrkit_io_segs() done)
- * @sge: what the SEND carries (e.g. the segments), or NULL for nothing
+ * @dma: what the SEND carries (e.g. the segments), DMA-mapped on the
+ *	local device
+ * @len: its length, at most 256; 0 sends nothing
  * @off: where in the peer's buffer it lands (256 bytes are posted)
  *
  * The SEND follows the I/O's REG_MRs in one chain, as a ULP's command does.
@@ -956,16 +958,20 @@ int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
  * successfully; the post's errno, -ETIMEDOUT, or -EIO for a failed
  * completion.
  */
-int mrk_io_send(struct mrk_pair *pair, struct mrkit_io *io,
-		struct ib_sge *sge, u32 off)
+int mrk_io_send(struct mrk_pair *pair, struct mrkit_io *io, u64 dma, u32 len,
+		u32 off)
 {
+	struct ib_sge sge = {
+		.addr = dma, .length = len,
+		.lkey = pair->local.pd->local_dma_lkey,
+	};
 	struct mrk_wait recv, sent;
 	struct ib_send_wr send = {
 		.wr_cqe = &sent.cqe,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
-		.sg_list = sge,
-		.num_sge = sge ? 1 : 0,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
 	};
 	int ret;
 

@@ -81,8 +81,8 @@ int mrk_peer_send(struct mrk_pair *pair, enum ib_wr_opcode op, u32 inv_key,
 		  struct mrk_wait *w);
 int mrk_peer_post_recv(struct mrk_pair *pair, u32 off, u32 len,
 		       struct mrk_wait *w);
-int mrk_io_send(struct mrk_pair *pair, struct mrkit_io *io,
-		struct ib_sge *sge, u32 off);
+int mrk_io_send(struct mrk_pair *pair, struct mrkit_io *io, u64 dma, u32 len,
+		u32 off);
 int mrk_peer_reg(struct mrk_pair *pair, u32 off, u32 len, u32 *rkey,
 		 u64 *iova);
 
