@@ -30,7 +30,10 @@
 # hung-task timeout and its unload never ends, so a target that lives on
 # fails the next step or the run's end; rportdelete:
 # the initiator's target port deleted through sysfs under fio (the disk
-# goes, queued I/O fails).  Buffers 512 bytes past a page boundary, and
+# goes, queued I/O fails); linkdel: the initiator's RDMA link deleted
+# under fio (its QPs forced to error, ib_srp's device removal takes its
+# target ports and the disk with it), added again and logged in to anew,
+# followed over siw by the target's killing like linkdown.  Buffers 512 bytes past a page boundary, and
 # besides the random writes a job that writes 4 MiB blocks in sequence
 # (pair-lib.sh's PAIR_SEQ_BS), so that requests take several MRs: 1025
 # pages, on rxe 3 MRs of 512 pages, on siw 5 of 256.  Each step of
@@ -51,7 +54,7 @@
 # vm-pair.sh reads the next line (host side: extra modules, deletion
 # fault, faults followed by the target's killing over siw, kernel
 # arguments, the target's known warnings).
-#PAIR-HOST mods=target_core_iblock delete=rportdelete siwkill=linkdown cmdline=ipv6.disable=1 tknown=ib_srpt\.c:[0-9]+.srpt_(rdma_read|send)_done\+
+#PAIR-HOST mods=target_core_iblock delete=rportdelete extra=linkdel siwkill=linkdown,linkdel cmdline=ipv6.disable=1 tknown=ib_srpt\.c:[0-9]+.srpt_(rdma_read|send)_done\+
 . /base-lib.sh
 . /ulp-lib.sh
 . /srp-lib.sh
@@ -156,6 +159,12 @@ drv_delete() {
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && echo 1 > "$p/delete"
 	done
+}
+
+drv_linkdel() {
+	rdma link delete mrkd0 || { say "PAIR note: rdma link delete failed"; return 1; }
+	ulp_wait 300 no_rport || say "PAIR note: srp: a target port left after the link went"
+	rdma link add mrkd0 type "$t" netdev eth0 || { say "PAIR note: rdma link add failed"; return 1; }
 }
 
 drv_down() {

@@ -170,6 +170,9 @@ pair_serve_until_stop() {
 #                      mount if the fault removed it), PAIR_FIO current
 #   drv_delete         the deletion fault ($pair_delete): the session or
 #                      mount removed under fio
+#   drv_linkdel        (a ULP with the linkdel fault) the initiator's RDMA
+#                      link deleted under fio, its QPs forced to error and
+#                      its device gone, then added again
 #   drv_down D         disconnect, unload the driver (bounded)
 #   drv_reconnects     reconnects so far (a running count)
 #   drv_written_mib    MiB written through it so far
@@ -277,6 +280,7 @@ pair_inject() {	# fault
 	linkdown) pair_req link-down $((PAIR_TMO + ${pair_down:-10})) ;;
 	targetkill) pair_req target-kill ;;
 	"$pair_delete" | ctrldelete) drv_delete ;;
+	linkdel) drv_linkdel ;;
 	*) fail "unknown fault $1" ;;
 	esac
 }

@@ -35,8 +35,10 @@
 # deletion can wait for good for one of ib_srpt's channels, with Debian's
 # ib_srp too, and the LUN reset of the abort fault is answered after
 # ib_srp's 5 s, so the error handler resets the host in both rounds
-# (scripts/host/ulp-srp.sh).  Two guests run SRP over siw under the
-# other faults, in make check and make faults.
+# (scripts/host/ulp-srp.sh).  So the link's deletion over siw runs on two
+# guests, the target in the other (vm-pair.sh's linkdel, stock and mrkit,
+# each followed by the target's killing); two guests run SRP over siw
+# under the wire's faults in make check and make faults.
 # Then T10-PI end to end: nvme-rdma (mrkit's and the stock one) against
 # nvmet-rdma with pi_enable, on a namespace over a scsi_debug disk with
 # DIF type 1 and DIX, over rdma_rxe_pi (rxe with integrity MRs, built at
@@ -80,6 +82,9 @@ echo "=== SRP: the kernel's SRP initiator, ib_srp on mrkit, vs LIO ib_srpt over 
 "$proj/scripts/host/vm-ulp.sh" srp rxe demo || rc=1
 echo "=== SRP over siw: ib_srp on mrkit vs LIO ib_srpt, the TPG and target port faults"
 SRP_FAULTS=tpg,rport "$proj/scripts/host/vm-ulp.sh" srp siw demo || rc=1
+echo "=== SRP over siw on two guests: the initiator's RDMA link deleted under load"
+PAIR_STEPS=stock:linkdel,stock:targetkill,mrkit:linkdel,mrkit:targetkill \
+	"$proj/scripts/host/vm-pair.sh" srp siw full || rc=1
 echo "=== T10-PI: nvme-rdma on mrkit vs nvmet-rdma with pi_enable over rdma_rxe_pi"
 NVME_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" nvme rxe-pi pi || rc=1
 echo "=== T10-PI: iSER, ib_iser on mrkit vs LIO ib_isert with t10_pi over rdma_rxe_pi"

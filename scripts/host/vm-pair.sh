@@ -67,7 +67,8 @@ ULP_CMDLINE=""
 # cmdline (kernel arguments for both guests), tknown (an extended regular
 # expression: the target's warnings of a known cause, counted apart and
 # printed, not as splats; mrkit_report.pair gets it as
-# MRKIT_PAIR_TKNOWN), siwkill (faults,... that the target's killing
+# MRKIT_PAIR_TKNOWN), extra (faults,... of its own that full runs after
+# linkdown), siwkill (faults,... that the target's killing
 # follows at once over siw, for each driver; the guest /init says why).
 pair_host() { sed -n 's/^#PAIR-HOST //p' "$init" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 ULP_MODS="$ULP_MODS $(pair_host mods)"
@@ -85,7 +86,8 @@ full)
 	siwkill=
 	killed=0
 	[ "$transport" != siw ] || siwkill=,$(pair_host siwkill),
-	for f in loss1 loss5 delay reorder dup linkflap linkdown targetkill ctrldelete; do
+	for f in loss1 loss5 delay reorder dup linkflap linkdown \
+		$(pair_host extra | tr , ' ') targetkill ctrldelete; do
 		if [ "${siwkill/,$f,/}" != "$siwkill" ]; then
 			steps="$steps stock:$f stock:targetkill mrkit:$f mrkit:targetkill"
 			killed=1
