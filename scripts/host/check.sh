@@ -6,8 +6,8 @@
 #  2. static checks against the 6.1 and the 6.12 tree, the report
 #     parsers' unit tests, the process-word check, the ULPs as patch
 #     series and the out-of-tree build against 6.1 and 6.12
-#     (scripts/host/static.sh); then the cross build for arm64 with W=1
-#     and sparse (scripts/host/cross-arm64.sh)
+#     (scripts/host/static.sh); the cross build for arm64 with W=1 and
+#     sparse (scripts/host/cross-arm64.sh) runs after step 3
 #  3. KUnit under UML in a KASAN/lockdep/UBSAN build (compiled beside
 #     step 2), with W=1 and sparse over mrkit and its tests
 #     (scripts/host/kunit.sh debug), and the suite rxe_pi in the same
@@ -18,9 +18,9 @@
 #     second UML kernel from scratch would take make check past its 30
 #     minutes on a fresh 2-core machine (built beside the guests at the
 #     lowest priority, it still slows them by about its own build time).
-#  4. what the guests share, built once beside step 3
+#  4. what the guests share, built once beside step 3's build
 #     (scripts/host/vm-prep.sh); then two lanes of guest scenarios side
-#     by side:
+#     by side, whose first steps run beside step 3's suites:
 #     mrkit.ko loaded into Debian's stock kernel under qemu and unloaded,
 #     and the NVMe/RDMA demo over rxe and siw, over rxe also without
 #     target-side invalidation, and with the target's port removed mid-I/O
@@ -106,7 +106,7 @@ kunit_debug() {
 }
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
 # converted ULPs), built once before guests boot side by side, beside the
-# KUnit run (one UML CPU) and the arm64 build.
+# KUnit build.
 vm_prepared() {
 	local rc=0
 	wait "$vm_prep" || rc=$?
@@ -116,8 +116,6 @@ vm_prepared() {
 run static scripts/host/static.sh
 nice -n 10 scripts/host/vm-prep.sh nvme iser nfs srp > .check/vm-prep.log 2>&1 &
 vm_prep=$!
-run "kunit debug (KASAN, PROVE_LOCKING, UBSAN), then rxe_pi on rxe with integrity MRs" kunit_debug
-run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
 run "dkms: a clean Debian 12 root with the 6.1 headers and the 6.12 kernel" dkms_prepared
 run "vm: build mrkit.ko, siw.ko and the converted ULPs; fetch the image and fio" vm_prepared
 # Two lanes of guest scenarios, side by side (a guest is about one TCG
@@ -175,11 +173,17 @@ lane_b() {
 		env ULP_DRIVERS=mrkit scripts/host/vm-ulp.sh nvme rxe-pi pi
 	pair_srp
 }
+# The lanes start as soon as what the guests share is built; the KUnit
+# suites (one UML CPU) and the arm64 build run beside their first steps.
 t0=$SECONDS
 rm -f .check/lane-*.out
 lane_a &
+lane_a_pid=$!
 lane_b &
-wait
+lane_b_pid=$!
+run "kunit debug (KASAN, PROVE_LOCKING, UBSAN), then rxe_pi on rxe with integrity MRs" kunit_debug
+run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
+wait "$lane_a_pid" "$lane_b_pid"
 for f in .check/lane-*.out; do
 	cat "$f"
 	if tail -n 1 "$f" | grep -q '^=== .*: ok, [0-9]* s$'; then
