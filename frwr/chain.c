@@ -584,7 +584,7 @@ static int mrkit_post_kept_invs(struct mrkit_io *io, struct ib_qp *qp)
 		prev = &first;
 		for (n = 0; mr && n < MRKIT_POST_BATCH; mr = mr->io_next) {
 			/* Not when its LOCAL_INV is posted already. */
-			if (!mrkit_mr_owns_live_key(mr))
+			if (!mrkit_mr_key_live(mr))
 				continue;
 			mrkit_build_inv(mr, &inv[n]);
 			*prev = &inv[n];
@@ -817,8 +817,6 @@ static __always_inline bool mrkit_io_post_invs(struct mrkit_io *io,
 static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 					     struct ib_qp *qp, u8 inv_state)
 {
-	/* Only such a pool posts LOCAL_INVs of given-back keys. */
-	const bool post_inv = io->pool->flags & MRKIT_POOL_POST_INV;
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
 	struct ib_send_wr *wr = inv, *last = NULL;
 	unsigned int count = 0;
@@ -830,8 +828,7 @@ static __always_inline int mrkit_io_post_inv(struct mrkit_io *io,
 			io->status = io->status ?: -EILSEQ;
 		if (mrkit_mr_state(mr) != MRKIT_MR_REGISTERED)
 			continue;
-		if (!mr->dev_valid ||
-		    (post_inv && !mrkit_mr_owns_live_key(mr))) {
+		if (!mrkit_mr_owns_live_key(mr)) {
 			/* Handed out, never posted. */
 			mrkit_mr_transition(mr, MRKIT_MR_REGISTERED,
 					    MRKIT_MR_MAPPED);

@@ -210,20 +210,38 @@ static __always_inline void mrkit_io_map_done(struct mrkit_io *io)
 }
 
 /**
- * mrkit_mr_owns_live_key - must @mr's owner invalidate a registration?
+ * mrkit_mr_key_live - does the device hold a registration of @mr that no
+ *	posted WR invalidates yet?
  * @mr: a descriptor of an I/O
  *
- * The device holds a registration of @mr (dev_valid) that is the owner's
- * to invalidate - unless it is the previous owner's key, whose unsignaled
- * LOCAL_INV a %MRKIT_POOL_POST_INV completion posted already
- * (%MRKIT_OLD_INV_POSTED; the next chain sets it otherwise): an I/O that
- * handed @mr out but never posted it exposed no registered key.
+ * A registration is live from its REG_MR's post (dev_valid) until an
+ * invalidation completes; a %MRKIT_POOL_POST_INV completion's unsignaled
+ * LOCAL_INV of it, once posted, is the invalidation
+ * (%MRKIT_OLD_INV_POSTED; a failure of it clears that mark).
+ *
+ * Return: true when a LOCAL_INV of @mr->inv_key must still be posted.
+ */
+static __always_inline bool mrkit_mr_key_live(const struct mrkit_mr *mr)
+{
+	return mr->dev_valid && READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED;
+}
+
+/**
+ * mrkit_mr_owns_live_key - must @mr's owner invalidate a registration?
+ * @mr: a handed-out descriptor of an I/O
+ *
+ * The live registration (mrkit_mr_key_live()) is under the key the owner
+ * handed out: the hand-out rotated @mr->key, and only the owner's REG_MR
+ * makes it the registered @mr->inv_key.  An I/O that handed @mr out but
+ * never posted it exposed no registered key: a previous owner's key that
+ * a lazy pool left valid, or whose posted LOCAL_INV was flushed, stays
+ * for the next registration to invalidate ahead of its REG_MR.
  *
  * Return: true when the owner must invalidate (or retire) @mr's key.
  */
 static __always_inline bool mrkit_mr_owns_live_key(const struct mrkit_mr *mr)
 {
-	return mr->dev_valid && READ_ONCE(mr->old_inv) != MRKIT_OLD_INV_POSTED;
+	return mrkit_mr_key_live(mr) && mr->inv_key == mr->key;
 }
 
 /**

@@ -576,6 +576,91 @@ static void reminv_post_inv_unposted_test(struct kunit *test)
 	}
 }
 
+/*
+ * The two rules that decide who invalidates a key an I/O never posted,
+ * against each other: a lazy pool leaves the previous key valid for the
+ * next registration to invalidate, and a %MRKIT_POOL_POST_INV pool whose
+ * posted LOCAL_INV of it flushed after a new I/O took the descriptor
+ * (@post_inv) does the same.  That I/O hands the descriptor out and never
+ * posts it: released (@way 0), invalidated (1) or completed (2), it posts
+ * nothing and the descriptor goes back with the old key, which the next
+ * registration invalidates ahead of its REG_MR.
+ */
+static void unposted_old_key(struct kunit *test, unsigned int way,
+			     bool post_inv)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool_attr attr = {
+		.name = "unposted", .depth = 1, .pages_per_mr = 8,
+		.flags = MRKIT_POOL_LAZY_INV |
+			 (post_inv ? MRKIT_POOL_POST_INV : 0),
+		.node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct mrkit_seg s1[8], s2[8];
+	struct mrkit_pool_stats st;
+	struct test_io t;
+	unsigned int base;
+	int ret;
+
+	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	/* The QP fails: the completion's LOCAL_INV will flush unexecuted. */
+	fdev->qp_error = post_inv;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	KUNIT_ASSERT_EQ(test, t.rec.calls, 1);
+
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io,
+					   test_dma_sg(test, 0x200000, 4 * P),
+					   1, 0), 1);
+	if (post_inv) {
+		KUNIT_EXPECT_EQ(test, fake_complete(fdev, IB_WC_WR_FLUSH_ERR,
+						    16), 1U);
+		fdev->qp_error = false;
+		mrkit_pool_qp_drained(pool);
+	}
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, s2, 8), 1);
+	base = fdev->nr_recs;
+	if (way == 0)
+		ret = mrkit_io_release(&t.io, 0);
+	else if (way == 1)
+		ret = mrkit_io_invalidate(&t.io, fdev->qp);
+	else
+		ret = mrkit_io_complete(&t.io, fdev->qp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, way ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+
+	/* The old key still valid: the next registration invalidates it. */
+	base = fdev->nr_recs;
+	fake_io_post(test, fdev, pool, &t, 0x300000, 4, s2);
+	KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_LOCAL_INV), 1U);
+	KUNIT_EXPECT_EQ(test, fdev->recs[base].key, s1[0].key);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_FALSE(test, fake_peer_invalidate(fdev, s1[0].key));
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+static void reminv_unposted_old_key_test(struct kunit *test)
+{
+	unsigned int way;
+
+	for (way = 0; way < 3; way++) {
+		unposted_old_key(test, way, false);
+		unposted_old_key(test, way, true);
+	}
+}
+
 static void reminv_post_inv_flushed_back_test(struct kunit *test)
 {
 	flushed_back(test, MRKIT_POOL_LAZY_INV | MRKIT_POOL_POST_INV, 2);
@@ -881,6 +966,7 @@ static struct kunit_case mrkit_reminv_cases[] = {
 	KUNIT_CASE(reminv_lazy_kept_key_test),
 	KUNIT_CASE(reminv_post_inv_pool_test),
 	KUNIT_CASE(reminv_post_inv_unposted_test),
+	KUNIT_CASE(reminv_unposted_old_key_test),
 	KUNIT_CASE(reminv_lazy_late_flush_test),
 	KUNIT_CASE(reminv_lazy_late_flush_read_test),
 	KUNIT_CASE(reminv_post_inv_batch_fail_test),
