@@ -13,11 +13,12 @@
 #     (scripts/host/kunit.sh debug), and the suite rxe_pi in the same
 #     build with rxe with integrity MRs in place of rxe; failures, skips,
 #     missing suites and kernel splats all fail the run.  The same suites
-#     in the non-debug UML build run in make bench, which needs that build
-#     for its figures, and so do both of linux-source-6.12's builds: a
-#     second UML kernel from scratch would take make check past its 30
-#     minutes on a fresh 2-core machine (built beside the guests at the
-#     lowest priority, it still slows them by about its own build time).
+#     from linux-source-6.12 in its sanitizer build (kunit.sh debug 6.12,
+#     without rxe_pi's kernel), compiled at the lowest priority from what
+#     the other steps and the guests leave of the two cores, run as a
+#     step of a guest lane.  The non-debug UML builds (6.1 and 6.12) and
+#     6.12's rxe_pi kernel run in make bench, which needs the first for
+#     its figures.
 #  4. what the guests share, built once beside step 3's build
 #     (scripts/host/vm-prep.sh); then two lanes of guest scenarios side
 #     by side, whose first steps run beside step 3's suites:
@@ -97,6 +98,24 @@ dkms_prepared() {
 # KUnit step waits for it, then runs the suites.
 MRKIT_KUNIT_BUILD_ONLY=1 nice -n 10 scripts/host/kunit.sh debug > .check/kunit-build.out 2>&1 &
 kunit_build=$!
+# linux-source-6.12's sanitizer kernel, at the lowest priority; the lane
+# step kunit_debug_612 (a subshell: it cannot wait for this job) waits for
+# its exit status in .check/kunit-6.12-build.rc.
+(
+	MRKIT_KUNIT_BUILD_ONLY=1 MRKIT_KUNIT_FILTER='mrkit*' nice -n 19 \
+		scripts/host/kunit.sh debug 6.12 > .check/kunit-6.12-build.out 2>&1
+	echo $? > .check/kunit-6.12-build.rc
+) &
+kunit_debug_612() {
+	local i
+	for ((i = 0; i < 3600; i += 5)); do
+		[ -s .check/kunit-6.12-build.rc ] && break
+		sleep 5
+	done
+	cat .check/kunit-6.12-build.out
+	[ "$(cat .check/kunit-6.12-build.rc 2> /dev/null)" = 0 ] || return 1
+	MRKIT_KUNIT_FILTER='mrkit*' scripts/host/kunit.sh debug 6.12
+}
 kunit_debug() {
 	local rc=0
 	wait "$kunit_build" || rc=$?
@@ -159,6 +178,8 @@ lane_a() {
 	# Debian's 6.12 kernel in the guest, mrkit.ko built against its headers.
 	lrun a11 "demo on Debian's 6.12 kernel: NVMe/RDMA initiator on mrkit over rxe" \
 		env MRKIT_KERNEL=6.12 scripts/host/vm-samples.sh demo rxe
+	lrun a12 "kunit debug on linux-source-6.12 (KASAN, PROVE_LOCKING, UBSAN)" \
+		kunit_debug_612
 	pair_nvme
 }
 lane_b() {
