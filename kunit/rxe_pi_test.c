@@ -42,8 +42,11 @@ static void rxe_pi_sigconf_test(struct kunit *test)
 			      a.ibdev);
 	mrkit_sigconf_run(&a, &r);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
-	/* The random cases, the unread-status one and the dead rkey. */
-	KUNIT_EXPECT_EQ(test, r.cases, RXE_PI_CASES + 2U);
+	/*
+	 * The random cases, the unread-status one, the registration behind
+	 * a retried SEND and the dead rkey.
+	 */
+	KUNIT_EXPECT_EQ(test, r.cases, RXE_PI_CASES + 3U);
 	KUNIT_EXPECT_EQ(test, r.failed, 0U);
 	KUNIT_EXPECT_EQ(test, r.ios, (unsigned int)RXE_PI_IOS);
 	KUNIT_EXPECT_EQ(test, r.mfailed, 0U);

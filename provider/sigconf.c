@@ -56,6 +56,7 @@
 
 #include <linux/blk-integrity.h>
 #include <linux/crc-t10dif.h>
+#include <linux/delay.h>
 #include <net/checksum.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -629,20 +630,21 @@ static void sc_spoil(const struct sc_case *t, u8 *dp, struct t10_pi_tuple *tp,
 			       t->interval;
 }
 
-static int sc_register(struct sc_ctx *c, const struct sc_case *t,
-		       struct scatterlist *dsg, struct scatterlist *msg)
+/* Map the MR for case @t and build its registration in @reg. */
+static int sc_reg_wr(struct sc_ctx *c, const struct sc_case *t,
+		     struct scatterlist *dsg, struct scatterlist *msg,
+		     struct ib_reg_wr *reg)
 {
 	struct ib_sig_attrs *sa = c->mr->sig_attrs;
-	struct ib_reg_wr reg = {
-		.wr.opcode = IB_WR_REG_MR_INTEGRITY,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.mr = c->mr,
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			  IB_ACCESS_REMOTE_WRITE,
-	};
 	bool sep = t->mem_pi && !t->mem_inter;
 	int err;
 
+	memset(reg, 0, sizeof(*reg));
+	reg->wr.opcode = IB_WR_REG_MR_INTEGRITY;
+	reg->wr.send_flags = IB_SEND_SIGNALED;
+	reg->mr = c->mr;
+	reg->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		      IB_ACCESS_REMOTE_WRITE;
 	err = ib_map_mr_sg_pi(c->mr, dsg, 2, NULL, sep ? msg : NULL,
 			      sep ? 2 : 0, NULL, SZ_4K);
 	if (err)
@@ -657,8 +659,16 @@ static int sc_register(struct sc_ctx *c, const struct sc_case *t,
 	if (t->wire_pi)
 		sc_domain(t, false, &sa->wire);
 	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
-	reg.key = c->mr->rkey;
-	return sc_post(c, 0, &reg.wr);
+	reg->key = c->mr->rkey;
+	return 0;
+}
+
+static int sc_register(struct sc_ctx *c, const struct sc_case *t,
+		       struct scatterlist *dsg, struct scatterlist *msg)
+{
+	struct ib_reg_wr reg;
+
+	return sc_reg_wr(c, t, dsg, msg, &reg) ?: sc_post(c, 0, &reg.wr);
 }
 
 static int sc_invalidate(struct sc_ctx *c)
@@ -956,6 +966,48 @@ static int sc_unchecked(struct sc_ctx *c, struct sc_case *t)
 }
 
 /*
+ * A registration behind a SEND that the peer first answers with an RNR
+ * NAK (no receive posted): the REG_MR runs at once; after the NAK's timer
+ * the SEND goes again, and the REG_MR, which has run, must not run a
+ * second time (its MR is valid then, and a second run would be refused).
+ */
+static int sc_retried(struct sc_ctx *c, struct sc_case *t)
+{
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct scatterlist dsg[2], msg[2];
+	struct ib_recv_wr recv = {};
+	struct ib_mr_status st;
+	struct ib_reg_wr reg;
+	int err;
+
+	err = sc_map_lists(c, t, dsg, msg);
+	if (err)
+		return err;
+	err = sc_reg_wr(c, t, dsg, msg, &reg);
+	if (!err) {
+		send.next = &reg.wr;
+		sc_arm(c, 0, &reg.wr);
+		err = ib_post_send(c->qp[0], &send, NULL);
+	}
+	if (!err) {
+		/* Within the NAK's timer (the connection's, 655 ms). */
+		msleep(100);
+		recv.wr_cqe = &c->wait[1].cqe;
+		reinit_completion(&c->wait[1].done);
+		err = ib_post_recv(c->qp[1], &recv, NULL) ?: sc_wait(c, 0) ?:
+		      sc_wait(c, 1) ?: sc_invalidate(c) ?:
+		      ib_check_mr_status(c->mr, IB_MR_CHECK_SIG_STATUS, &st);
+	}
+	sc_unmap_lists(c, dsg, msg);
+	if (err) {
+		sc_fail(c, t, "registration behind a SEND retried after an RNR NAK: %d",
+			err);
+		c->failed++;
+	}
+	return err;
+}
+
+/*
  * mrkit's signature registrations on the same connection: a peer's
  * RDMA READ (a write command's data) or WRITE (a read command's) through
  * an I/O of an integrity pool, described by the struct mrkit_pi that
@@ -1203,6 +1255,11 @@ void mrkit_sigconf_run(const struct mrkit_sigconf_args *a,
 	}
 	if (!err)
 		sc_mrkit_run(c);
+	if (!err) {
+		sc_draw(&t, i + 1);
+		err = sc_retried(c, &t);
+		done++;
+	}
 	/* Last: the probe leaves the peer's QP in the error state. */
 	if (!err) {
 		sc_dead_key(c);

@@ -51,7 +51,13 @@
  * atomics are refused on it.  Attributes the layout cannot honour (unknown
  * signature type or guard, intervals that differ between the domains or
  * are not a power of two from 512 to 4096, lists that do not hold whole
- * blocks) fail the registration with IB_WC_LOC_QP_OP_ERR.
+ * blocks) fail the registration with IB_WC_LOC_QP_OP_ERR.  After a retry
+ * (a retransmission timeout, an RNR NAK) rxe's requester goes back to the
+ * oldest unacknowledged work request and takes the ones after it again,
+ * local operations that ran included: an integrity MR's REG_MR or
+ * LOCAL_INV that ran is not run again (rxe_pi_local_op(), from the
+ * requester's rxe_do_local_ops()); a second REG_MR would find the MR valid,
+ * a second LOCAL_INV the key of the registration that followed it.
  *
  * Fault injection.  For tests that PI errors are caught, never delivered:
  * while the module parameter corrupt is 1, 2 or 3, every protection
@@ -639,6 +645,34 @@ int rxe_pi_invalidate(struct rxe_qp *qp, struct rxe_mr *mr, u32 key)
 		return -EINVAL;
 	mr->state = RXE_MR_STATE_FREE;
 	return 0;
+}
+
+/**
+ * rxe_pi_local_op - whether a local work request acts on an integrity MR
+ * @qp: the QP whose send queue holds it
+ * @wqe: a local work request (REG_MR, LOCAL_INV or BIND_MW)
+ *
+ * Context: the QP's requester task.
+ * Return: true for the registration of an integrity MR and for the
+ * invalidation of a key of one.
+ */
+bool rxe_pi_local_op(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	u32 key = wqe->wr.ex.invalidate_rkey;
+	struct rxe_mr *mr;
+	bool pi;
+
+	if (wqe->wr.opcode == IB_WR_REG_MR)
+		return wqe->wr.wr.reg.mr->type == IB_MR_TYPE_INTEGRITY;
+	if (wqe->wr.opcode != IB_WR_LOCAL_INV || rkey_is_mw(key))
+		return false;
+	mr = rxe_pool_get_index(&rxe->mr_pool, key >> 8);
+	if (!mr)
+		return false;
+	pi = mr->ibmr.type == IB_MR_TYPE_INTEGRITY;
+	rxe_put(mr);
+	return pi;
 }
 
 /**

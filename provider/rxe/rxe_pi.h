@@ -50,6 +50,7 @@ int rxe_pi_copy(struct rxe_mr *mr, u64 iova, void *addr, int length,
 		enum rxe_mr_copy_dir dir);
 int rxe_pi_invalidate(struct rxe_qp *qp, struct rxe_mr *mr, u32 key);
 int rxe_pi_reg_mr(struct rxe_qp *qp, struct rxe_send_wqe *wqe);
+bool rxe_pi_local_op(struct rxe_qp *qp, struct rxe_send_wqe *wqe);
 int rxe_pi_validate_send_wr(struct rxe_qp *qp, const struct ib_send_wr *ibwr);
 void rxe_pi_init_send_wr(struct rxe_send_wr *wr, const struct ib_send_wr *ibwr);
 
