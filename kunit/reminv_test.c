@@ -1425,6 +1425,84 @@ static void reminv_rdma_cached_flushed_test(struct kunit *test)
 	ri_flushed_back(test, true);
 }
 
+/*
+ * A lazy pool on rxe and siw: the previous I/O's key is left valid, and
+ * an I/O that takes the descriptor, hands it out and never posts it gives
+ * it back by @way (released, invalidated, completed) without a WR and
+ * without touching that key: the peer's bytes still land with it (the
+ * lazy pool's contract, shown here on a software device, whose DMA
+ * addresses are the buffer's).  The next registration invalidates it
+ * ahead of its REG_MR: with the new key the peer's bytes land, with the
+ * old one its access fails.
+ */
+static void ri_unposted_old_key(struct kunit *test, struct mrk_pair *pair,
+				unsigned int way)
+{
+	struct mrkit_pool_attr attr = {
+		.name = "lazy", .depth = 1, .pages_per_mr = 8,
+		.flags = MRKIT_POOL_LAZY_INV, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = test_pool(test, pair->local.pd, &attr);
+	struct mrk_pair *probe;
+	struct mrk_wait w;
+	struct ri_io r;
+	u64 old_addr;
+	u32 old_key;
+	int ret;
+
+	ri_post(test, pair, pool, &r, 1);
+	old_addr = r.segs[0].addr;
+	old_key = r.segs[0].key;
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
+	KUNIT_ASSERT_EQ(test, r.t.rec.calls, 1);
+
+	tio_init(&r.t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&r.t.io, &r.sg, 1, MRKIT_MAP_DMA), 1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&r.t.io, r.segs, 4), 1);
+	KUNIT_EXPECT_NE(test, r.segs[0].key, old_key);
+	if (way == 0)
+		ret = mrkit_io_release(&r.t.io, 0);
+	else if (way == 1)
+		ret = mrkit_io_invalidate(&r.t.io, pair->local.qp);
+	else
+		ret = mrkit_io_complete(&r.t.io, pair->local.qp);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, r.t.rec.calls, way ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+
+	memset(pair->pbuf, 0x3c + way, 64);
+	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
+					    old_addr, old_key, &w), 0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(r.buf, pair->pbuf, 64), 0);
+
+	tio_init(&r.t, pool, MRKIT_PEER_WRITES);
+	ri_use(test, pair, &r);
+	KUNIT_ASSERT_EQ(test, r.n, 1);
+	memset(pair->pbuf, 0x5a + way, 64);
+	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
+					    r.segs[0].addr, r.segs[0].key, &w),
+			0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(r.buf, pair->pbuf, 64), 0);
+	probe = mrk_pair_create_pd(test, mrk_param_kind(test), pair->local.pd);
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(probe, old_addr, old_key,
+						   r.buf, 64), 0);
+	mrk_pair_destroy(probe);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&r.t.io, pair->local.qp), 0);
+	KUNIT_EXPECT_EQ(test, r.t.rec.status, 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+static void reminv_rdma_unposted_old_key_test(struct kunit *test)
+{
+	struct mrk_pair *pair = mrk_pair_create(test, mrk_param_kind(test));
+	unsigned int way;
+
+	for (way = 0; way < 3; way++)
+		ri_unposted_old_key(test, pair, way);
+}
+
 static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_match_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_three_test, mrk_kind_gen_params),
@@ -1434,6 +1512,7 @@ static struct kunit_case mrkit_reminv_rdma_cases[] = {
 	KUNIT_CASE_PARAM(reminv_rdma_post_inv_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_post_inv_flushed_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(reminv_rdma_cached_flushed_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(reminv_rdma_unposted_old_key_test, mrk_kind_gen_params),
 	{}
 };
 
