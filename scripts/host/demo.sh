@@ -39,7 +39,9 @@
 # guests, the target in the other (vm-pair.sh's linkdel, stock and mrkit,
 # each followed by the target's killing); two guests run SRP over siw
 # under the wire's faults in make check and make faults.
-# Then T10-PI end to end: nvme-rdma (mrkit's and the stock one) against
+# Then rdma_rxe_pi (rxe with integrity MRs) in a guest against the block
+# layer's T10-PI code (SIGCONF, SIGMR; make check runs the same cases in
+# KUnit).  Then T10-PI end to end: nvme-rdma (mrkit's and the stock one) against
 # nvmet-rdma with pi_enable, on a namespace over a scsi_debug disk with
 # DIF type 1 and DIX, over rdma_rxe_pi (rxe with integrity MRs, built at
 # build time): fio verify (128 MiB) with the block layer generating and
@@ -85,6 +87,8 @@ SRP_FAULTS=tpg,rport "$proj/scripts/host/vm-ulp.sh" srp siw demo || rc=1
 echo "=== SRP over siw on two guests: the initiator's RDMA link deleted under load"
 PAIR_STEPS=stock:linkdel,stock:targetkill,mrkit:linkdel,mrkit:targetkill \
 	"$proj/scripts/host/vm-pair.sh" srp siw full || rc=1
+echo "=== rdma_rxe_pi: integrity MRs against the block layer's T10-PI code"
+"$proj/scripts/host/vm-rxe-pi.sh" 2000 || rc=1
 echo "=== T10-PI: nvme-rdma on mrkit vs nvmet-rdma with pi_enable over rdma_rxe_pi"
 NVME_PI_MIB=64 "$proj/scripts/host/vm-ulp.sh" nvme rxe-pi pi || rc=1
 echo "=== T10-PI: iSER, ib_iser on mrkit vs LIO ib_isert with t10_pi over rdma_rxe_pi"
