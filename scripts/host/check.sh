@@ -14,11 +14,11 @@
 #     build with rxe with integrity MRs in place of rxe; failures, skips,
 #     missing suites and kernel splats all fail the run.  The same suites
 #     from linux-source-6.12 in its sanitizer build (kunit.sh debug 6.12,
-#     without rxe_pi's kernel), compiled at the lowest priority from what
-#     the other steps and the guests leave of the two cores, run as a
-#     step of a guest lane.  The non-debug UML builds (6.1 and 6.12) and
-#     6.12's rxe_pi kernel run in make bench, which needs the first for
-#     its figures.
+#     without rxe_pi's kernel, and without its W=1/sparse pass: step 2
+#     builds mrkit so against 6.12), compiled beside the other steps at
+#     their lower priority, run as a step of a guest lane.  The non-debug
+#     UML builds (6.1 and 6.12) and 6.12's rxe_pi kernel run in make
+#     bench, which needs the first for its figures.
 #  4. what the guests share, built once beside step 3's build
 #     (scripts/host/vm-prep.sh); then two lanes of guest scenarios side
 #     by side, whose first steps run beside step 3's suites:
@@ -99,11 +99,11 @@ dkms_prepared() {
 # KUnit step waits for it, then runs the suites.
 MRKIT_KUNIT_BUILD_ONLY=1 nice -n 10 scripts/host/kunit.sh debug > .check/kunit-build.out 2>&1 &
 kunit_build=$!
-# linux-source-6.12's sanitizer kernel, at the lowest priority; the lane
+# linux-source-6.12's sanitizer kernel, at the priority of 6.1's; the lane
 # step kunit_debug_612 (a subshell: it cannot wait for this job) waits for
 # its exit status in .check/kunit-6.12-build.rc.
 (
-	MRKIT_KUNIT_BUILD_ONLY=1 MRKIT_KUNIT_FILTER='mrkit*' nice -n 19 \
+	MRKIT_KUNIT_BUILD_ONLY=1 MRKIT_KUNIT_FILTER='mrkit*' nice -n 10 \
 		scripts/host/kunit.sh debug 6.12 > .check/kunit-6.12-build.out 2>&1
 	echo $? > .check/kunit-6.12-build.rc
 ) &
@@ -115,7 +115,7 @@ kunit_debug_612() {
 	done
 	cat .check/kunit-6.12-build.out
 	[ "$(cat .check/kunit-6.12-build.rc 2> /dev/null)" = 0 ] || return 1
-	MRKIT_KUNIT_FILTER='mrkit*' scripts/host/kunit.sh debug 6.12
+	MRKIT_KUNIT_FILTER='mrkit*' MRKIT_KUNIT_W1=0 scripts/host/kunit.sh debug 6.12
 }
 kunit_debug() {
 	local rc=0
