@@ -40,8 +40,8 @@
 # each followed by the target's killing); two guests run SRP over siw
 # under the wire's faults in make check and make faults.
 # Then rdma_rxe_pi (rxe with integrity MRs) in a guest against the block
-# layer's T10-PI code (SIGCONF, SIGMR; make check runs the same cases in
-# KUnit).  Then T10-PI end to end: nvme-rdma (mrkit's and the stock one) against
+# layer's T10-PI code (SIGCONF, SIGMR; as in make check).  Then T10-PI end
+# to end: nvme-rdma (mrkit's and the stock one) against
 # nvmet-rdma with pi_enable, on a namespace over a scsi_debug disk with
 # DIF type 1 and DIX, over rdma_rxe_pi (rxe with integrity MRs, built at
 # build time): fio verify (128 MiB) with the block layer generating and
