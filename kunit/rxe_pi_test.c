@@ -43,10 +43,11 @@ static void rxe_pi_sigconf_test(struct kunit *test)
 	mrkit_sigconf_run(&a, &r);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	/*
-	 * The random cases, the unread-status one, the registration behind
-	 * a retried SEND and the dead rkey.
+	 * The random cases, the unread-status one, the registration and the
+	 * invalidation with a registration behind a retried SEND, and the
+	 * dead rkey.
 	 */
-	KUNIT_EXPECT_EQ(test, r.cases, RXE_PI_CASES + 3U);
+	KUNIT_EXPECT_EQ(test, r.cases, RXE_PI_CASES + 4U);
 	KUNIT_EXPECT_EQ(test, r.failed, 0U);
 	KUNIT_EXPECT_EQ(test, r.ios, (unsigned int)RXE_PI_IOS);
 	KUNIT_EXPECT_EQ(test, r.mfailed, 0U);

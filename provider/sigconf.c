@@ -970,10 +970,16 @@ static int sc_unchecked(struct sc_ctx *c, struct sc_case *t)
  * NAK (no receive posted): the REG_MR runs at once; after the NAK's timer
  * the SEND goes again, and the REG_MR, which has run, must not run a
  * second time (its MR is valid then, and a second run would be refused).
+ * With @inv, an invalidation of the registered key goes between the two:
+ * rxe runs a LOCAL_INV only once every work request before it has
+ * completed (its local invalidate fence), so both wait for the SEND's
+ * retry and then must run once each.  Either way the MR ends valid with
+ * the new key, which the next LOCAL_INV invalidates.
  */
-static int sc_retried(struct sc_ctx *c, struct sc_case *t)
+static int sc_retried(struct sc_ctx *c, struct sc_case *t, bool inv)
 {
 	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct ib_send_wr linv = { .opcode = IB_WR_LOCAL_INV };
 	struct scatterlist dsg[2], msg[2];
 	struct ib_recv_wr recv = {};
 	struct ib_mr_status st;
@@ -983,9 +989,16 @@ static int sc_retried(struct sc_ctx *c, struct sc_case *t)
 	err = sc_map_lists(c, t, dsg, msg);
 	if (err)
 		return err;
-	err = sc_reg_wr(c, t, dsg, msg, &reg);
+	if (inv)
+		err = sc_register(c, t, dsg, msg) ?:
+		      ib_check_mr_status(c->mr, IB_MR_CHECK_SIG_STATUS, &st);
+	/* Unsignaled; a failure of its own completes the REG_MR's wait. */
+	linv.wr_cqe = &c->wait[0].cqe;
+	linv.ex.invalidate_rkey = c->mr->rkey;
+	linv.next = &reg.wr;
+	err = err ?: sc_reg_wr(c, t, dsg, msg, &reg);
 	if (!err) {
-		send.next = &reg.wr;
+		send.next = inv ? &linv : &reg.wr;
 		sc_arm(c, 0, &reg.wr);
 		err = ib_post_send(c->qp[0], &send, NULL);
 	}
@@ -1000,8 +1013,8 @@ static int sc_retried(struct sc_ctx *c, struct sc_case *t)
 	}
 	sc_unmap_lists(c, dsg, msg);
 	if (err) {
-		sc_fail(c, t, "registration behind a SEND retried after an RNR NAK: %d",
-			err);
+		sc_fail(c, t, "registration%s behind a SEND retried after an RNR NAK: %d",
+			inv ? " and invalidation" : "", err);
 		c->failed++;
 	}
 	return err;
@@ -1257,7 +1270,12 @@ void mrkit_sigconf_run(const struct mrkit_sigconf_args *a,
 		sc_mrkit_run(c);
 	if (!err) {
 		sc_draw(&t, i + 1);
-		err = sc_retried(c, &t);
+		err = sc_retried(c, &t, false);
+		done++;
+	}
+	if (!err) {
+		sc_draw(&t, i + 2);
+		err = sc_retried(c, &t, true);
 		done++;
 	}
 	/* Last: the probe leaves the peer's QP in the error state. */
