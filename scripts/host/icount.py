@@ -10,10 +10,13 @@ it belongs to (by the symbol table, nm -n).  Host signals (UML's timer and
 I/O) are held back while it steps, so the count is the cycle's alone.
 Prints one line per cycle:
 
-  ICOUNT W3 <variant> pages=<N> <impl> insns=<N> mrkit=<N> top=<fn>:<N>,...
+  ICOUNT W3 <variant> pages=<N> <impl> insns=<N> mrkit=<N> irqemu=<N> top=<fn>:<N>,...
 
-(mrkit: the instructions in functions named mrkit_* or __mrkit_*), and
-with ICOUNT_TRACE=FILE writes every stepped address too.
+(mrkit: the instructions in functions named mrkit_* or __mrkit_*; irqemu:
+those in UML's emulation of the interrupt flag, IRQEMU, which an x86
+kernel's local_irq_save() and local_irq_restore() do inline in a few
+instructions), and with ICOUNT_TRACE=FILE writes every stepped address
+too.
 """
 import bisect
 import collections
@@ -25,6 +28,10 @@ import gdb  # pylint: disable=import-error
 VMLINUX = os.environ["ICOUNT_VMLINUX"]
 LIMIT = int(os.environ.get("ICOUNT_LIMIT", "200000"))
 HOLD = "SIGALRM SIGVTALRM SIGIO SIGUSR1 SIGUSR2 SIGWINCH"
+# UML keeps the interrupt flag in the host's signal mask: these functions
+# are what local_irq_save() and local_irq_restore() call there.
+IRQEMU = ("block_signals", "unblock_signals", "um_set_signals", "um_set_signals_trace",
+          "um_get_signals")
 
 
 def symbols():
@@ -103,8 +110,9 @@ def main():
             trace.write(f"# {label}\n")
         n, per_fn = count_cycle(trace)
         mrkit = sum(k for f, k in per_fn.items() if f.startswith(("mrkit_", "__mrkit_")))
+        irqemu = sum(per_fn[f] for f in IRQEMU)
         top = ",".join(f"{f}:{k}" for f, k in per_fn.most_common(16))
-        print(f"ICOUNT {label} insns={n} mrkit={mrkit} top={top}", flush=True)
+        print(f"ICOUNT {label} insns={n} mrkit={mrkit} irqemu={irqemu} top={top}", flush=True)
         if n >= LIMIT:
             print(f"ICOUNT-ERROR {label}: no return after {LIMIT} instructions", flush=True)
         try:
