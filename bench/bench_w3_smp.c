@@ -35,7 +35,10 @@
  * as in UML, the device's post_send is replaced by a stand-in that
  * accepts the chain and queues one success completion per signaled WR,
  * which the bench delivers as a CQ poll would.  1, 16 and 256 pages:
- *  - same CPU (same_*): one kthread on CPU 0 submits and completes;
+ *  - same CPU (same_*): one kthread on CPU 0 submits W3SMP_REQS requests,
+ *    then completes them, oldest first, so that every pool cycles as many
+ *    descriptors as a ULP with that many I/Os in flight (a request that
+ *    keeps its descriptor, MRKIT_POOL_IO_CACHE, holds one of them);
  *  - cross CPU (cross_*): a kthread on CPU 0 submits, a kthread on CPU 1
  *    reaps the completions and runs the completion half (invalidate, put,
  *    unmap), W3SMP_REQS requests in flight, as when a ULP's CQ is served
@@ -469,31 +472,46 @@ static bool w3smp_drain(struct w3smp_bench *b)
 	return true;
 }
 
+/* Same CPU: complete the requests submitted from @from to @to, in order. */
+static void w3smp_complete_range(struct w3smp_bench *b, unsigned int from,
+				 unsigned int to)
+{
+	for (; from != to; from++)
+		w3smp_complete(b, &b->reqs[from % W3SMP_REQS]);
+}
+
 /*
- * The submitter (and, in the same-CPU variant, the completer too): in
+ * The submitter (and, in the same-CPU variants, the completer too): in
  * round i the implementation and the baseline each run one burst, the
  * implementation first in even rounds.  A burst is timed from its first
- * submission until every I/O of it has completed.
+ * submission until every I/O of it has completed.  On the wire, one I/O
+ * at a time; on the stand-in, W3SMP_REQS submitted, then completed.
  */
 static void w3smp_submitter(struct w3smp_bench *b)
 {
-	unsigned int j, k, p, i = 0;
+	unsigned int j, k, p, from, i = 0;
 	struct w3smp_req *r;
 	u64 t0;
 
 	for (j = 0; j < 2 * b->rounds; j++) {
 		p = (j / 2 + j) % 2;	/* 0 1, 1 0, 0 1, ... */
 		t0 = ktime_get_ns();
-		for (k = 0; k < b->burst; k++, i++) {
+		for (k = 0, from = i; k < b->burst; k++, i++) {
 			r = &b->reqs[i % W3SMP_REQS];
 			if (b->cross && !w3smp_wait_stage(b, r, W3SMP_IDLE))
 				return;
 			r->impl = b->pair[p];
 			w3smp_submit_req(b, r);
-			if (!b->cross)
-				w3smp_complete(b, r);
-			else	/* Release: the request before the hand-over. */
+			if (b->cross) {
+				/* Release: the request before the hand-over. */
 				smp_store_release(&r->stage, W3SMP_POSTED);
+			} else if (b->wire) {
+				w3smp_complete(b, r);
+			} else if (i + 1 - from == W3SMP_REQS ||
+				   k + 1 == b->burst) {
+				w3smp_complete_range(b, from, i + 1);
+				from = i + 1;
+			}
 		}
 		if (b->cross && !w3smp_drain(b))
 			return;
