@@ -35,10 +35,12 @@
  * as in UML, the device's post_send is replaced by a stand-in that
  * accepts the chain and queues one success completion per signaled WR,
  * which the bench delivers as a CQ poll would.  1, 16 and 256 pages:
- *  - same CPU (same_*): one kthread on CPU 0 submits W3SMP_REQS requests,
- *    then completes them, oldest first, so that every pool cycles as many
- *    descriptors as a ULP with that many I/Os in flight (a request that
- *    keeps its descriptor, MRKIT_POOL_IO_CACHE, holds one of them);
+ *  - same CPU (same_*): one kthread on CPU 0 submits W3SMP_REQS requests
+ *    (fewer when a burst is shorter), then completes them, oldest first,
+ *    so that every pool cycles as many descriptors as a ULP with that many
+ *    I/Os in flight (a request that keeps its descriptor,
+ *    MRKIT_POOL_IO_CACHE, holds one of them); checked by the pools'
+ *    high-water marks after the same-CPU passes;
  *  - cross CPU (cross_*): a kthread on CPU 0 submits, a kthread on CPU 1
  *    reaps the completions and runs the completion half (invalidate, put,
  *    unmap), W3SMP_REQS requests in flight, as when a ULP's CQ is served
@@ -186,6 +188,7 @@ struct w3smp_bench {
 	unsigned int		variant;
 	enum w3smp_impl		pair[2]; /* the implementation, the baseline */
 	unsigned int		burst;	/* I/Os per burst */
+	unsigned int		same_depth;	/* most in flight, same CPU */
 	unsigned int		rounds;
 	u64			*bt;	/* burst times, [round][pair index] */
 	bool			cross;
@@ -644,6 +647,9 @@ static int w3smp_measure(struct w3smp_bench *b, unsigned int pages,
 			 max(b->burst, n / W3SMP_MAX_ROUNDS));
 	b->rounds = clamp(n / b->burst, (unsigned int)W3SMP_MIN_ROUNDS,
 			  (unsigned int)W3SMP_MAX_ROUNDS);
+	if (!cross && !b->wire)
+		b->same_depth = max(b->same_depth,
+				    min(b->burst, (unsigned int)W3SMP_REQS));
 	for (i = 0; i < W3_NR_MRKIT; i++) {
 		b->pair[0] = i;
 		b->pair[1] = W3_NVME;
@@ -1013,6 +1019,26 @@ static int w3smp_wire(struct w3smp_bench *b)
 	return ret;
 }
 
+/*
+ * After the same-CPU passes: the fenced and the lazy pool had as many
+ * descriptors out at once as the passes kept I/Os in flight.
+ */
+static bool w3smp_same_depth_ok(struct w3smp_bench *b)
+{
+	struct mrkit_pool_stats st;
+	unsigned int i;
+
+	for (i = 0; i < W3_CACHED; i++) {
+		mrkit_pool_get_stats(b->pool[i], &st);
+		if (st.high_water < b->same_depth) {
+			pr_err("MRKIT-VM FAIL: W3SMP same CPU: %s pool held at most %u descriptors, %u I/Os were to be in flight\n",
+			       w3smp_names[i], st.high_water, b->same_depth);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int w3smp_all(struct w3smp_bench *b)
 {
 	static const unsigned int sizes[] = { 1, 16, 256 };
@@ -1028,6 +1054,8 @@ static int w3smp_all(struct w3smp_bench *b)
 					return ret;
 			}
 		}
+		if (!c && !w3smp_same_depth_ok(b))
+			return -EIO;
 	}
 	if (!w3smp_all_home(b)) {
 		pr_err("MRKIT-VM FAIL: W3SMP descriptors not home\n");
