@@ -107,7 +107,9 @@ vm_cached() {
 # no_timer_check CMDLINE",
 # its console into LOG and qemu's own messages into LOG.qemu, in the
 # background under timeout VM_TIMEOUT s (600) and nice VM_NICE (10);
-# VM_MEM MiB (1024), VM_ACCEL (tcg; tcg,thread=multi for the SMP samples).
+# VM_MEM MiB (1024), VM_ACCEL (tcg: qemu's default, a thread per vCPU on
+# x86; make check's lanes and vm-pair.sh pass tcg,thread=single, the SMP
+# samples tcg,thread=multi).
 # VM_PID: the timeout process (TERM to it ends the guest).
 # no_timer_check: a TCG guest on a loaded host can miss the boot-time
 # check of the timer interrupt and panic ("IO-APIC + timer doesn't work").

@@ -9,7 +9,10 @@
 #
 #   vm-pair.sh ULP rxe|siw check|full
 #
-# Both guests run Debian's stock kernel (TCG, -smp 2); each has exactly one
+# Both guests run Debian's stock kernel (TCG, -smp 2, both vCPUs on one
+# host thread unless VM_ACCEL says otherwise: two guests with a thread per
+# vCPU on a two-core machine preempt each other's vCPUs, which then spin
+# on locks whose holders are not running); each has exactly one
 # virtio-net NIC on a qemu "dgram" netdev over Unix sockets (it outlives a
 # peer's restart), no other network (-nic none), addresses 10.98.0.1
 # (target) and 10.98.0.2 (initiator).  The target's namespace is a host
@@ -49,6 +52,7 @@ transport=${2:-rxe}
 mode=${3:-check}
 . "$(dirname "$0")/vm-lib.sh"
 vm_env
+VM_ACCEL=${VM_ACCEL:-tcg,thread=single}
 hook=$proj/scripts/host/ulp-$ulp.sh
 init=$proj/scripts/guest/init-pair-$ulp.sh
 [ -f "$hook" ] && [ -f "$init" ] || { echo "pair: no $hook or $init"; exit 1; }
