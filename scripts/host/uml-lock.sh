@@ -25,7 +25,8 @@ uml_lock() {
 # times alone: an object built from another checkout's mrkit, later than
 # this checkout's files were written, would look current.  So each build
 # directory records a hash of the mrkit sources it was last built from,
-# and loses its mrkit objects when this checkout's differ.
+# and loses its mrkit objects when this checkout's differ.  Sets
+# uml_sources_key, which uml_build_dir records in a directory it creates.
 uml_own_builds() {
 	local ver b key
 	ver=$(basename "$(dirname "$1")")
@@ -38,6 +39,7 @@ uml_own_builds() {
 		rm -rf "$b/drivers/infiniband/ulp/mrkit"
 		echo "$key" > "$b/.mrkit-sources"
 	done
+	uml_sources_key=$key
 }
 
 # uml_build_dir VARIANT CONFIG...: the build directory for a variant built
@@ -45,8 +47,10 @@ uml_own_builds() {
 # different configs keep their own objects instead of rebuilding each
 # other's.  A new one starts as a copy of the newest of its variant (or
 # of the variant up to its first "-": debug for debug-pi), so kbuild
-# rebuilds only what the config change touches.  Call it holding
-# the lock (uml_lock).
+# rebuilds only what the config change touches; a new empty one is
+# stamped with the sources it will be built from, so that the next
+# uml_own_builds keeps what this run builds.  Call it holding the lock
+# (uml_lock).
 uml_build_dir() {
 	local variant=$1 key dir seed
 	shift
@@ -58,6 +62,10 @@ uml_build_dir() {
 			rm -rf "$dir.tmp"
 			cp -a "$seed" "$dir.tmp" && mv "$dir.tmp" "$dir"
 		fi
+	fi
+	if [ ! -d "$dir" ]; then
+		mkdir -p "$dir"
+		echo "${uml_sources_key:?uml_build_dir: call uml_lock first}" > "$dir/.mrkit-sources"
 	fi
 	echo "$dir"
 }
