@@ -12,12 +12,12 @@
 #     step 2), with W=1 and sparse over mrkit and its tests
 #     (scripts/host/kunit.sh debug), and the suite rxe_pi in the same
 #     build with rxe with integrity MRs in place of rxe; failures, skips,
-#     missing suites and kernel splats all fail the run.  The same suites
-#     in the non-debug UML build run in make bench, which needs that build
-#     for its figures, and so do both of linux-source-6.12's builds: a
-#     second UML kernel from scratch would take make check past its 30
-#     minutes on a fresh 2-core machine (built beside the guests at the
-#     lowest priority, it still slows them by about its own build time).
+#     missing suites and kernel splats all fail the run.  Then mrkit's
+#     suites in linux-source-6.12's KASAN/lockdep/UBSAN build (kunit.sh
+#     debug 6.12, compiled after 6.1's, beside the first guests; without
+#     the W=1/sparse pass, which step 2 makes against 6.12).  The
+#     non-debug UML builds (6.1 and 6.12) and 6.12's rxe_pi kernel run in
+#     make bench, which needs the first for its figures.
 #  4. what the guests share, built once beside step 3's build
 #     (scripts/host/vm-prep.sh); then two lanes of guest scenarios side
 #     by side, whose first steps run beside step 3's suites:
@@ -118,17 +118,53 @@ dkms_prepared() {
 	cat .check/dkms-prepare.log
 	return $rc
 }
-# The KASAN/lockdep/UBSAN UML kernel, the longest build, compiled beside
-# the static checks (mostly one core's work) at a lower priority; the
-# KUnit step waits for it, then runs the suites.
-MRKIT_KUNIT_BUILD_ONLY=1 nice -n 10 scripts/host/kunit.sh debug > .check/kunit-build.out 2>&1 &
-kunit_build=$!
+# The KASAN/lockdep/UBSAN UML kernels, the longest builds, one after the
+# other at a lower priority: linux-source-6.1's beside the static checks
+# (mostly one core's work) and the guests' shared build, then
+# linux-source-6.12's (mrkit's suites only; rxe_pi's kernel is 6.1's)
+# beside the first guests, so that its suites run while the lanes do.
+# Each KUnit step waits for its kernel's exit status in
+# .check/kunit-build-SERIES.rc, then runs the suites; the build's CPU
+# time is in .check/kunit-build-SERIES.cpu.
+(
+	t0=$SECONDS
+	cpu_ticks
+	c0=$ticks
+	MRKIT_KUNIT_BUILD_ONLY=1 nice -n 10 scripts/host/kunit.sh debug \
+		> .check/kunit-build-6.1.out 2>&1
+	rc=$?
+	took "$t0" "$c0"
+	echo "$spent" > .check/kunit-build-6.1.cpu
+	echo $rc > .check/kunit-build-6.1.rc
+	t0=$SECONDS
+	c0=$ticks
+	MRKIT_KUNIT_BUILD_ONLY=1 MRKIT_KUNIT_FILTER='mrkit*' nice -n 10 \
+		scripts/host/kunit.sh debug 6.12 > .check/kunit-build-6.12.out 2>&1
+	rc=$?
+	took "$t0" "$c0"
+	echo "$spent" > .check/kunit-build-6.12.cpu
+	echo $rc > .check/kunit-build-6.12.rc
+) &
+# kunit_built SERIES: wait (an hour at most) for that kernel's build.
+kunit_built() {
+	local i
+	for ((i = 0; i < 3600; i += 5)); do
+		[ -s ".check/kunit-build-$1.rc" ] && break
+		sleep 5
+	done
+	cat ".check/kunit-build-$1.out"
+	echo "kunit: the $1 kernel's build took $(cat ".check/kunit-build-$1.cpu" 2> /dev/null)"
+	[ "$(cat ".check/kunit-build-$1.rc" 2> /dev/null)" = 0 ]
+}
 kunit_debug() {
-	local rc=0
-	wait "$kunit_build" || rc=$?
-	cat .check/kunit-build.out
-	[ $rc -eq 0 ] || return $rc
+	kunit_built 6.1 || return 1
 	env -u MRKIT_KUNIT_FILTER scripts/host/kunit.sh debug
+}
+# The static step built mrkit W=1/sparse against 6.12, and the tests so in
+# 6.1's tree: no W=1/sparse pass here.
+kunit_debug_612() {
+	kunit_built 6.12 || return 1
+	MRKIT_KUNIT_FILTER='mrkit*' MRKIT_KUNIT_W1=0 scripts/host/kunit.sh debug 6.12
 }
 # What the guests share (the stock kernel image, mrkit.ko, siw.ko, fio, the
 # converted ULPs), built once before guests boot side by side, beside the
@@ -215,6 +251,7 @@ lane_b &
 lane_b_pid=$!
 run "kunit debug (KASAN, PROVE_LOCKING, UBSAN), then rxe_pi on rxe with integrity MRs" kunit_debug
 run "cross build for arm64 (W=1, sparse)" scripts/host/cross-arm64.sh
+run "kunit debug on linux-source-6.12 (KASAN, PROVE_LOCKING, UBSAN)" kunit_debug_612
 wait "$lane_a_pid" "$lane_b_pid"
 for f in .check/lane-*.out; do
 	cat "$f"
