@@ -103,7 +103,7 @@ fi
 # builds mrkit W=1/sparse against 6.12, and the tests in 6.1's run).
 wlog=$out/w1-$label.log
 if [ "${MRKIT_KUNIT_W1:-1}" != 0 ]; then
-	(cd "$tree" && make ARCH=um O="$build" W=1 C=2 \
+	(cd "$tree" && make ARCH=um O="$build" W=1 C=2 -j"$(nproc)" \
 		drivers/infiniband/ulp/mrkit/) > "$wlog" 2>&1 || { cat "$wlog"; exit 1; }
 	if grep -E 'warning:|error:' "$wlog" | grep 'ulp/mrkit/'; then
 		echo "kunit ($label): W=1/sparse warnings in the UML build"
