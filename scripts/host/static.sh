@@ -120,14 +120,15 @@ fi
 
 "$proj/scripts/host/words.sh" || fail=1
 
-# The converted ULPs and rdma_rxe_pi as patch series, checkpatch
-# --strict on each, the module built after each patch.
-"$proj/scripts/host/patches.sh" "$out/patches" || fail=1
-
 # The out-of-tree build against each kernel's Debian headers, of a copy
 # of the sources outside the checkout: make check compiles the UML kernel
 # beside this step, from the checkout through the tree's mrkit drop-in, and
-# Kbuild would take objects left in that directory for its own.
+# Kbuild would take objects left in that directory for its own.  The
+# build is then the guests' mrkit.ko for that kernel (vm_keep_mrkit), so
+# that patches.sh and the guests do not build the same again.
+# shellcheck source=scripts/host/vm-lib.sh
+. "$proj/scripts/host/vm-lib.sh"
+cache=${MRKIT_CACHE:-/var/cache/mrkit}
 src=$out/oot-src
 for k in $kernels; do
 	kdir=$("$proj/scripts/host/kdir.sh" "$k")
@@ -135,6 +136,7 @@ for k in $kernels; do
 	rm -rf "$src"
 	mkdir -p "$src"
 	git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$src"
+	key=$(vm_mrkit_key "$src")
 	if gate "out-of-tree build against $k (W=1, sparse)" "$out/oot-build-$k.log" \
 		'warning:|error:|WARNING:' \
 		make -C "$kdir" M="$src" CONFIG_MRKIT=m CONFIG_MRKIT_SAMPLES=m CONFIG_MRKIT_BENCH=m \
@@ -154,7 +156,13 @@ for k in $kernels; do
 		else
 			echo "static: layering (objects, $k): ok"
 		fi
+		vm_keep_mrkit "$src" "$key" || fail=1
 	fi
 done
 rm -rf "$src"
+
+# The converted ULPs and rdma_rxe_pi as patch series, checkpatch
+# --strict on each, the module built after each patch.
+"$proj/scripts/host/patches.sh" "$out/patches" || fail=1
+
 exit $fail

@@ -27,6 +27,8 @@
 #                          headers, from the checkout's tracked and new
 #                          files: prints the entry (mrkit.ko, mrkit_*.ko,
 #                          Module.symvers, include/)
+#   vm_keep_mrkit DIR KEY  a build of mrkit made elsewhere, kept as its
+#                          entry (vm_mrkit_key DIR, taken before it)
 #   vm_build_siw           siw.ko from linux-source-6.1 (Debian's kernel
 #                          has no siw): prints its path
 #   vm_build_rxe_pi MK     rxe with integrity MRs (rdma_rxe_pi.ko, from
@@ -156,6 +158,15 @@ vm_make_mrkit() {
 		modules >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; return 1; }
 }
 
+# vm_mrkit_key SRC: the key of mrkit's entry built from the sources in SRC
+# (not yet built) against kdir.
+vm_mrkit_key() {
+	{ (cd "$1" &&
+	   find Kbuild Kconfig ./*.c ./*.h include mrpool frwr sigmr \
+		samples bench -type f -print0 | sort -z | xargs -0 sha256sum)
+	  echo "$kdir"; } | vm_key
+}
+
 vm_build_mrkit() {
 	local src key
 	# The checkout's tracked and new files, copied out of it: their hash
@@ -165,13 +176,17 @@ vm_build_mrkit() {
 		xargs -0 cp --parents -t "$src")
 	[ -f "$src/Kbuild" ] ||
 		{ rm -rf "$src"; echo "vm_build_mrkit: no sources from $proj (a git checkout?)" >&2; return 1; }
-	key=$( { (cd "$src" &&
-		    find Kbuild Kconfig ./*.c ./*.h include mrpool frwr sigmr \
-			 samples bench -type f -print0 | sort -z | xargs -0 sha256sum)
-		  echo "$kdir"; } | vm_key)
+	key=$(vm_mrkit_key "$src")
 	vm_cached mrkit "$key" vm_make_mrkit "$src"
 	rm -rf "$src"
 }
+
+vm_take_mrkit() { rmdir "$1" && mv "$2" "$1"; }
+
+# vm_keep_mrkit DIR KEY: DIR, mrkit built as vm_make_mrkit builds it
+# (static.sh's W=1/sparse build, KEY from vm_mrkit_key before it), moved
+# into the entry KEY unless that exists, so that vm_build_mrkit finds it.
+vm_keep_mrkit() { vm_cached mrkit "$2" vm_take_mrkit "$1" > /dev/null; }
 
 vm_make_siw() {
 	cp "$2"/drivers/infiniband/sw/siw/*.[ch] "$1/"
@@ -223,7 +238,7 @@ vm_make_rxe_pi() {
 # mrkit_sigconf.ko too, build.log), keyed by rxe's upstream sources, the
 # provider's files, splice.py, the headers and mrkit's build MK.  Every
 # warning of the W=1 and sparse build fails it.  The ULPs' runs need
-# rdma_rxe_pi.ko only: vm_build_rxe_pi without MK.
+# rdma_rxe_pi.ko only, and pass MK all the same: one entry for both.
 vm_build_rxe_pi() {
 	local tree key
 	local -a splice_args=()
