@@ -88,9 +88,10 @@ tag=$ulp-$transport-$mode
 root=$scratch/ulp-$tag
 vm_ulp_root "$root" "$mk" "$ulpdir" "$init" "$siw" "$ULP_MODS" "$ULP_BINS"
 # rxe-pi: rxe with integrity MRs in /pi, loaded by base-lib.sh's fabric
-# in place of the stock rxe.
+# in place of the stock rxe.  The entry is vm-rxe-pi.sh's (built with
+# mrkit's conformance module, unused here), so that the two build it once.
 if [ "$transport" = rxe-pi ]; then
-	pi=$(vm_build_rxe_pi)
+	pi=$(vm_build_rxe_pi "$mk")
 	mkdir -p "$root/pi"
 	cp "$pi/rdma_rxe_pi.ko" "$root/pi/"
 	vm_add_mods "$root" crc-t10dif
