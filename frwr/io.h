@@ -173,6 +173,11 @@ static __always_inline struct mrkit_mr *mrkit_io_take(struct mrkit_io *io)
 	}
 	io->cache = mr->io_next;
 	mr->io_next = NULL;
+	/*
+	 * Out of the I/O until mrkit_io_attach(): a map that fails before it
+	 * puts the descriptor back with no owner, as one from the pool.
+	 */
+	WRITE_ONCE(mr->io, NULL);
 	mrkit_mr_unkeep(mr);
 	if (unlikely(READ_ONCE(mr->old_inv) == MRKIT_OLD_INV_UNKNOWN))
 		return mrkit_io_take_known(io, mr);

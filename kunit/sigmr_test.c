@@ -582,6 +582,90 @@ static void sigmr_cache_fenced_test(struct kunit *test)
 }
 
 /*
+ * A protected map that fails on the descriptor its I/O kept gives it back
+ * owned by nobody: the next get finds no I/O in it, and the pool's destroy
+ * counts no fence down for it (the verdict fails the run on a WARNING).
+ */
+static void sigmr_cache_map_fail_test(struct kunit *test)
+{
+	struct fake_dev *fdev = pi_fake(test);
+	struct mrkit_pool_attr attr = {
+		.name = "sigcache", .depth = 1, .node = NUMA_NO_NODE,
+		.flags = MRKIT_POOL_INTEGRITY | MRKIT_POOL_IO_CACHE,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct mrkit_mr *mr;
+	struct mrkit_pi pi;
+	struct pi_bufs b;
+	struct test_io t;
+
+	pi_write_setup(test, fdev, &pi, &b);
+	pi_io_post(test, fdev, pool, &t, &b, &pi, 3);
+	KUNIT_ASSERT_EQ(test, fake_pi_transfer(t.io.mrs->ibmr, true, b.wire,
+					       b.wirep, b.len, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, 16);
+	KUNIT_ASSERT_EQ(test, t.rec.status, 0);
+	KUNIT_ASSERT_EQ(test, in_use(pool), 1U);	/* kept */
+	fake_fail_nth(fdev, FAKE_OP_MAP_MR_SG_PI, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrkit_io_map_pi(&t.io, &b.dsg, 1, &b.psg, 1, &pi),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	mr = mrkit_mr_get(pool);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(mr));
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(mr->io), (struct mrkit_io *)NULL);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
+ * A protected I/O whose post failed after its REG_MR is abandoned at
+ * teardown: mrkit_pool_release_held() retires the descriptor, whose MR is
+ * replaced.  The next protected I/O on it owes no signature check for the
+ * abandoned registration: released unposted, it checks nothing.
+ */
+static void sigmr_abandoned_then_reused_test(struct kunit *test)
+{
+	struct fake_dev *fdev = pi_fake(test);
+	struct mrkit_pool_attr attr = {
+		.name = "sigheld", .depth = 1, .node = NUMA_NO_NODE,
+		.flags = MRKIT_POOL_INTEGRITY,
+	};
+	struct mrkit_pool *pool = test_pool(test, fdev->pd, &attr);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrkit_pool_stats st;
+	struct mrkit_seg seg;
+	struct mrkit_pi pi;
+	struct pi_bufs b;
+	struct test_io t;
+
+	pi_write_setup(test, fdev, &pi, &b);
+	tio_init(&t, pool, MRKIT_PEER_READS);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map_pi(&t.io, &b.dsg, 1, &b.psg, 1, &pi),
+			1);
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &seg, 1), 1);
+	fdev->post_fail_wr = 1;		/* the REG_MR is taken, the SEND not */
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL),
+			-ENOMEM);
+	mrkit_pool_qp_drained(pool);
+	KUNIT_EXPECT_EQ(test, mrkit_pool_release_held(pool), 1U);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_FALSE(test, fake_mr_alive(fdev, seg.key));
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+
+	tio_init(&t, pool, MRKIT_PEER_READS);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map_pi(&t.io, &b.dsg, 1, &b.psg, 1, &pi),
+			1);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.sig_forced, 0ULL);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
  * An integrity registration grants what its direction needs and nothing
  * more: a peer that READs the data of a write command cannot write into
  * the initiator's pages, one that WRITEs a read's data cannot read them.
@@ -791,6 +875,8 @@ static struct kunit_case mrkit_sigmr_cases[] = {
 	KUNIT_CASE_PARAM(sigmr_emulated_test, pi_case_gen_params),
 	KUNIT_CASE(sigmr_unchecked_put_test),
 	KUNIT_CASE(sigmr_cache_fenced_test),
+	KUNIT_CASE(sigmr_cache_map_fail_test),
+	KUNIT_CASE(sigmr_abandoned_then_reused_test),
 	KUNIT_CASE(sigmr_access_dir_test),
 	KUNIT_CASE(sigmr_check_busy_test),
 	KUNIT_CASE(sigmr_bad_input_test),

@@ -311,6 +311,11 @@ int mrkit_io_map_pi(struct mrkit_io *io, struct scatterlist *data,
 		goto out_put;
 	mrkit_io_attach(io, mr, &io->mrs);
 	mrkit_sig_mr(mr)->pi = *pi;
+	/*
+	 * A new registration: nothing of it is unchecked yet, whatever an
+	 * abandoned one left (mrkit_pool_release_held() reads no status).
+	 */
+	mr->pi_unchecked = false;
 	mrkit_io_map_done(io);
 	trace_mrkit_map(io, data_nents);
 	return 1;
