@@ -562,13 +562,18 @@ static __always_inline int mrkit_io_give_back(struct mrkit_io *io, bool lazy,
 	return 0;
 }
 
-/* The registrations a lazy release leaves valid (the pool's lazy_released). */
+/*
+ * The registrations a lazy release leaves valid (the pool's
+ * lazy_released): the I/O's own, not a previous owner's key that a
+ * descriptor handed out but never posted still carries.
+ */
 static void mrkit_io_count_lazy(struct mrkit_io *io)
 {
 	struct mrkit_mr *mr;
 
 	for (mr = io->mrs; mr; mr = mr->io_next)
-		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED && mr->dev_valid)
+		if (mrkit_mr_state(mr) == MRKIT_MR_REGISTERED &&
+		    mrkit_mr_owns_live_key(mr))
 			mrkit_count(io->pool, MRKIT_EV_LAZY_RELEASED);
 }
 

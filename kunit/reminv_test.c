@@ -582,9 +582,10 @@ static void reminv_post_inv_unposted_test(struct kunit *test)
  * next registration to invalidate, and a %MRKIT_POOL_POST_INV pool whose
  * posted LOCAL_INV of it flushed after a new I/O took the descriptor
  * (@post_inv) does the same.  That I/O hands the descriptor out and never
- * posts it: released (@way 0), invalidated (1) or completed (2), it posts
- * nothing and the descriptor goes back with the old key, which the next
- * registration invalidates ahead of its REG_MR.
+ * posts it: released (@way 0), invalidated (1), completed (2) or released
+ * lazily (3), it posts nothing and the descriptor goes back with the old
+ * key, which the next registration invalidates ahead of its REG_MR; the
+ * old key is not counted as one more the I/O left valid.
  */
 static void unposted_old_key(struct kunit *test, unsigned int way,
 			     bool post_inv)
@@ -602,6 +603,7 @@ static void unposted_old_key(struct kunit *test, unsigned int way,
 	struct mrkit_pool_stats st;
 	struct test_io t;
 	unsigned int base;
+	u64 lazy;
 	int ret;
 
 	fake_io_post(test, fdev, pool, &t, 0x100000, 4, s1);
@@ -623,20 +625,25 @@ static void unposted_old_key(struct kunit *test, unsigned int way,
 	}
 	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, s2, 8), 1);
 	base = fdev->nr_recs;
+	mrkit_pool_get_stats(pool, &st);
+	lazy = st.lazy_released;
 	if (way == 0)
 		ret = mrkit_io_release(&t.io, 0);
 	else if (way == 1)
 		ret = mrkit_io_invalidate(&t.io, fdev->qp);
-	else
+	else if (way == 2)
 		ret = mrkit_io_complete(&t.io, fdev->qp);
+	else
+		ret = mrkit_io_release(&t.io, MRKIT_RELEASE_LAZY);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	fake_complete(fdev, IB_WC_SUCCESS, 16);
 	flush_workqueue(mrkit_wq);
 	KUNIT_EXPECT_EQ(test, fdev->nr_recs, base);
-	KUNIT_EXPECT_EQ(test, t.rec.calls, way ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, way == 1 || way == 2 ? 1 : 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 	mrkit_pool_get_stats(pool, &st);
 	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, st.lazy_released, lazy, "way %u", way);
 
 	/* The old key still valid: the next registration invalidates it. */
 	base = fdev->nr_recs;
@@ -655,7 +662,7 @@ static void reminv_unposted_old_key_test(struct kunit *test)
 {
 	unsigned int way;
 
-	for (way = 0; way < 3; way++) {
+	for (way = 0; way < 4; way++) {
 		unposted_old_key(test, way, false);
 		unposted_old_key(test, way, true);
 	}
