@@ -471,6 +471,7 @@ static __always_inline int mrkit_mr_own(struct mrkit_mr *mr,
 }
 
 void mrkit_mr_mark_stale(struct mrkit_mr *mr);
+bool mrkit_mr_mark_stale_live(struct mrkit_mr *mr, int *found);
 int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race);
 int mrkit_pool_destroy_timeout(struct mrkit_pool *pool, unsigned long timeout);
 /* A visit to one descriptor (mrkit_pool_visit_held()). */

@@ -132,6 +132,7 @@ static bool mrkit_posted_inv_failed(struct mrkit_mr *mr)
 static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrkit_mr *mr = container_of(wc->wr_cqe, struct mrkit_mr, cqe);
+	int state;
 
 	trace_mrkit_wc_mr(cq, wc, mr);
 	if (wc->status == IB_WC_SUCCESS)
@@ -142,23 +143,23 @@ static void mrkit_wc_mr(struct ib_cq *cq, struct ib_wc *wc)
 			       mr->idx, ib_wc_status_msg(wc->status));
 		return;
 	}
-	switch (mrkit_mr_state(mr)) {
-	case MRKIT_MR_FREE:
-	case MRKIT_MR_CACHED:
-	case MRKIT_MR_RESERVED:
-	case MRKIT_MR_MAPPED:
-		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_UNKNOWN);
+	/*
+	 * One cmpxchg decides: the descriptor may be given back and taken
+	 * again at any moment, and a new owner's plain stores would
+	 * overwrite a STALE mark.
+	 */
+	if (mrkit_mr_mark_stale_live(mr, &state)) {
 		mrkit_pool_err(mr->pool,
-			       "a work request on descriptor %u, given back: %s; retired at its next use\n",
+			       "a work request on descriptor %u: %s; retiring it\n",
 			       mr->idx, ib_wc_status_msg(wc->status));
 		return;
-	default:
-		break;
 	}
+	if (state == MRKIT_MR_STALE || state == MRKIT_MR_RETIRING)
+		return;
+	WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_UNKNOWN);
 	mrkit_pool_err(mr->pool,
-		       "a work request on descriptor %u: %s; retiring it\n",
+		       "a work request on descriptor %u, given back: %s; retired at its next use\n",
 		       mr->idx, ib_wc_status_msg(wc->status));
-	mrkit_mr_mark_stale(mr);
 }
 
 /*

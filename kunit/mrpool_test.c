@@ -536,6 +536,57 @@ static struct mrkit_mr *registered_mr(struct kunit *test,
 }
 
 /*
+ * A failed WR's completion retires a descriptor only while it holds the
+ * registration (REGISTERED or INVALIDATING): one taken by a new owner
+ * (RESERVED, MAPPED) or given back (FREE) meanwhile keeps its state, and
+ * the stale count stays exact.
+ */
+static void pool_stale_live_test(struct kunit *test)
+{
+	struct fake_dev *fdev = fake_default(test);
+	struct mrkit_pool_attr attr = {
+		.name = "live", .depth = 2, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = pool_new(test, fdev->pd, &attr);
+	static const int owned[] = { MRKIT_MR_RESERVED, MRKIT_MR_MAPPED };
+	struct mrkit_mr *mr = mrkit_mr_get(pool), *other;
+	struct mrkit_pool_stats st;
+	int found, i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	for (i = 0; i < ARRAY_SIZE(owned); i++) {
+		if (i)
+			KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, owned[i - 1],
+								  owned[i]), 0);
+		found = -1;
+		KUNIT_EXPECT_FALSE(test, mrkit_mr_mark_stale_live(mr, &found));
+		KUNIT_EXPECT_EQ(test, found, owned[i]);
+		KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), owned[i]);
+	}
+	KUNIT_ASSERT_EQ(test, mrkit_mr_transition(mr, MRKIT_MR_MAPPED,
+						  MRKIT_MR_REGISTERED), 0);
+	KUNIT_EXPECT_TRUE(test, mrkit_mr_mark_stale_live(mr, &found));
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(mr), MRKIT_MR_STALE);
+	KUNIT_EXPECT_FALSE(test, mrkit_mr_mark_stale_live(mr, &found));
+	KUNIT_EXPECT_EQ(test, found, MRKIT_MR_STALE);
+	KUNIT_EXPECT_EQ(test, pool_stats(pool).stale, 1U);
+
+	other = mrkit_mr_get(pool);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(other), 0);
+	KUNIT_EXPECT_FALSE(test, mrkit_mr_mark_stale_live(other, &found));
+	KUNIT_EXPECT_EQ(test, found, MRKIT_MR_FREE);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_state(other), MRKIT_MR_FREE);
+
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), 0);
+	pool_quiesce();
+	st = pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, st.stale, 0U);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+	KUNIT_EXPECT_EQ(test, st.allocated, 2U);
+}
+
+/*
  * Once the pool's work ran: one stale descriptor was retired and replaced,
  * its MR deregistered (one more than @dereg).  Returns the stats.
  */
@@ -903,6 +954,7 @@ static struct kunit_case mrkit_pool_cases[] = {
 #endif
 	KUNIT_CASE_PARAM(pool_state_machine_test, transition_gen_params),
 	KUNIT_CASE(pool_stale_replaced_test),
+	KUNIT_CASE(pool_stale_live_test),
 	KUNIT_CASE(pool_put_valid_stale_test),
 	KUNIT_CASE(pool_own_test),
 	KUNIT_CASE(pool_destroy_outstanding_test),

@@ -1186,6 +1186,37 @@ void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale);
 
 /**
+ * mrkit_mr_mark_stale_live - retire a descriptor a failed WR was posted on,
+ *	if it still holds that registration
+ * @mr: the descriptor
+ * @found: set to the state found when @mr is not marked
+ *
+ * For a completion handler, which does not own @mr: marks it STALE only
+ * from REGISTERED or INVALIDATING, in one cmpxchg.  A descriptor given
+ * back meanwhile (FREE, CACHED) or taken by a new owner (RESERVED,
+ * MAPPED, whose owner changes its state by plain stores) is left as it
+ * is, and so is one already STALE or RETIRING.
+ *
+ * Context: any.
+ * Return: true if this call marked @mr STALE, else false.
+ */
+bool mrkit_mr_mark_stale_live(struct mrkit_mr *mr, int *found)
+{
+	int cur = atomic_read(&mr->state);
+
+	while (cur == MRKIT_MR_REGISTERED || cur == MRKIT_MR_INVALIDATING) {
+		mrkit_rmw(1);
+		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
+			mrkit_mr_stale_done(mr);
+			return true;
+		}
+	}
+	*found = cur;
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale_live);
+
+/**
  * mrkit_pool_wait - wait for a descriptor to come back to a pool
  * @pool: the pool
  * @timeout: in jiffies
