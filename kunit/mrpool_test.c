@@ -17,6 +17,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
@@ -287,6 +288,56 @@ static void pool_exhaustion_test(struct kunit *test)
 	st = pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
 	KUNIT_EXPECT_EQ(test, st.high_water, 4U);
+}
+
+struct pool_waiter {
+	struct work_struct	work;
+	struct mrkit_pool	*pool;
+	unsigned long		slept;	/* jiffies */
+	int			ret;
+};
+
+static void pool_waiter_fn(struct work_struct *work)
+{
+	struct pool_waiter *w = container_of(work, struct pool_waiter, work);
+	unsigned long start = jiffies;
+
+	w->ret = mrkit_pool_wait(w->pool, 3 * HZ);
+	w->slept = jiffies - start;
+}
+
+/*
+ * A sleeper woken by a put whose descriptor another getter took first
+ * sleeps again, and the next put wakes it: it does not sleep out its
+ * timeout.
+ */
+static void pool_wait_rewake_test(struct kunit *test)
+{
+	struct fake_dev *fdev = fake_default(test);
+	struct mrkit_pool_attr attr = {
+		.name = "rewake", .depth = 1, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = pool_new(test, fdev->pd, &attr);
+	struct pool_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct mrkit_mr *mr = mrkit_mr_get(pool);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	w->pool = pool;
+	w->ret = 1;
+	INIT_WORK(&w->work, pool_waiter_fn);
+	queue_work(system_unbound_wq, &w->work);
+	msleep(50);			/* asleep on the empty pool */
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), 0);
+	mr = mrkit_mr_get(pool);	/* before the sleeper looks */
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	msleep(50);			/* it looked, found none, sleeps */
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(mr), 0);
+	flush_work(&w->work);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_LT_MSG(test, w->slept, (unsigned long)HZ,
+			    "the waiter slept %u ms", jiffies_to_msecs(w->slept));
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 
 static void notify_cb(struct mrkit_pool *pool, void *ctx)
@@ -947,6 +998,7 @@ static struct kunit_case mrkit_pool_cases[] = {
 	KUNIT_CASE(pool_create_fault_test),
 #endif
 	KUNIT_CASE(pool_exhaustion_test),
+	KUNIT_CASE(pool_wait_rewake_test),
 	KUNIT_CASE(pool_notify_test),
 	KUNIT_CASE(pool_growth_test),
 #ifdef CONFIG_FAULT_INJECTION

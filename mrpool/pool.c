@@ -1216,6 +1216,21 @@ bool mrkit_mr_mark_stale_live(struct mrkit_mr *mr, int *found)
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale_live);
 
+/*
+ * mrkit_pool_wait()'s condition, looked at before each sleep: the pool is
+ * marked starved every time, since a wake-up clears the mark and the
+ * descriptor that came back may be gone again (another getter) when the
+ * sleeper looks.
+ */
+static bool mrkit_pool_wait_done(struct mrkit_pool *pool)
+{
+	WRITE_ONCE(pool->starved, true);
+	/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
+	smp_mb();
+	return READ_ONCE(pool->dying) ||
+	       mrkit_head_top(atomic64_read(&pool->head)) != MRKIT_HEAD_NIL;
+}
+
 /**
  * mrkit_pool_wait - wait for a descriptor to come back to a pool
  * @pool: the pool
@@ -1238,13 +1253,8 @@ int mrkit_pool_wait(struct mrkit_pool *pool, unsigned long timeout)
 	long left;
 
 	atomic_inc(&pool->waiters);
-	WRITE_ONCE(pool->starved, true);
-	/* Pairs with the full barrier of the cmpxchg in mrkit_push(). */
-	smp_mb();
-	left = wait_event_timeout(pool->wait,
-				  READ_ONCE(pool->dying) ||
-				  mrkit_head_top(atomic64_read(&pool->head)) !=
-				  MRKIT_HEAD_NIL, timeout);
+	left = wait_event_timeout(pool->wait, mrkit_pool_wait_done(pool),
+				  timeout);
 	dying = READ_ONCE(pool->dying);
 	/*
 	 * The last access to the pool: destroy frees it once no caller is
@@ -1254,6 +1264,12 @@ int mrkit_pool_wait(struct mrkit_pool *pool, unsigned long timeout)
 	 */
 	smp_mb__before_atomic();
 	atomic_dec(&pool->waiters);
+	/*
+	 * wake_up_var() looks for sleepers without a lock: pairs with the
+	 * barrier of the set_current_state() in destroy's wait_var_event(),
+	 * before it reads the count.
+	 */
+	smp_mb__after_atomic();
 	wake_up_var(&pool->waiters);
 	if (dying)
 		return -ENODEV;
