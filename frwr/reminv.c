@@ -31,8 +31,9 @@
  *
  * Serialization: the caller serializes calls on one I/O (the receive
  * completion of an I/O runs before its completion call).  Descriptor
- * state changes go through cmpxchg; lookups are lock-free (xa_load under
- * RCU) and descriptors are never freed while their pool lives.
+ * state changes go through cmpxchg; lookups are lock-free, under
+ * rcu_read_lock(): a descriptor is freed only by the pool's destroy, or,
+ * one a failed growth had indexed, after a grace period.
  */
 
 #include <linux/module.h>
@@ -187,20 +188,27 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_remote_inv, MRKIT);
  */
 struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey)
 {
-	struct mrkit_mr *mr = xa_load(&pool->rkeys, rkey >> 8);
-	struct mrkit_io *io;
+	struct mrkit_io *io = NULL;
+	struct mrkit_mr *mr;
 
+	/* Against a failed growth, which frees what it had indexed. */
+	rcu_read_lock();
+	mr = xa_load(&pool->rkeys, rkey >> 8);
 	if (!mr || atomic_read_acquire(&mr->state) != MRKIT_MR_REGISTERED)
-		return NULL;
+		goto out;
 	io = READ_ONCE(mr->io);
 	if (!io || !READ_ONCE(mr->dev_valid) || !READ_ONCE(mr->peer_visible) ||
-	    READ_ONCE(mr->inv_key) != rkey || READ_ONCE(mr->key) != rkey)
-		return NULL;
+	    READ_ONCE(mr->inv_key) != rkey || READ_ONCE(mr->key) != rkey) {
+		io = NULL;
+		goto out;
+	}
 	/* The key and owner before the second look at the state. */
 	smp_rmb();
 	if (atomic_read_acquire(&mr->state) != MRKIT_MR_REGISTERED ||
 	    READ_ONCE(mr->key) != rkey || READ_ONCE(mr->io) != io)
-		return NULL;
+		io = NULL;
+out:
+	rcu_read_unlock();
 	return io;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_find_rkey, MRKIT);

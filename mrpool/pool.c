@@ -9,8 +9,9 @@
  * index, free count, ABA tag) is one 64-bit word, so mrkit_mr_get() and
  * mrkit_mr_put() change it with one cmpxchg each: no lock, no allocation,
  * no sleeping, callable from process, softirq and hard-irq context alike.
- * Descriptor slots are never freed while the pool lives, so a getter that
- * loses a race never touches freed memory.  LIFO reuse keeps descriptors
+ * Descriptors are never freed while the pool lives (but those of a growth
+ * that failed, never pushed), so a getter that loses a race never touches
+ * freed memory.  LIFO reuse keeps descriptors
  * cache-hot.
  *
  * Each descriptor carries its own state (&enum mrkit_mr_state).  The
@@ -302,7 +303,7 @@ static void mrkit_unindex_mr(struct mrkit_pool *pool, struct mrkit_mr *mr)
 /* Allocate descriptors into slots [nr_alloc, nr_alloc + n); caller holds grow_lock. */
 static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 {
-	u32 i, first = pool->nr_alloc;
+	u32 i, j, first = pool->nr_alloc;
 	struct mrkit_mr *mr;
 	int ret;
 
@@ -341,10 +342,16 @@ static int mrkit_pool_add(struct mrkit_pool *pool, u32 n)
 	return 0;
 
 out_unwind:
+	/*
+	 * The indexed ones were visible to mrkit_pool_find_rkey(): free them
+	 * only after a grace period (its lookup runs under rcu_read_lock()).
+	 */
+	for (j = 0; j < i; j++)
+		mrkit_unindex_mr(pool, pool->descs[first + j]);
+	synchronize_rcu();
 	while (i--) {
 		mr = pool->descs[first + i];
 		pool->descs[first + i] = NULL;
-		mrkit_unindex_mr(pool, mr);
 		ib_dereg_mr(mr->ibmr);
 		mrkit_mr_free(mr, mrkit_pool_integrity(pool));
 	}
