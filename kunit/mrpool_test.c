@@ -24,6 +24,7 @@
 #include <rdma/mrkit.h>
 
 #include "mrkit_priv.h"
+#include "mrpool/pool.h"
 #include "fake_dev.h"
 #include "rdma_fixture.h"
 #include "test_util.h"
@@ -338,6 +339,36 @@ static void pool_wait_rewake_test(struct kunit *test)
 	KUNIT_EXPECT_LT_MSG(test, w->slept, (unsigned long)HZ,
 			    "the waiter slept %u ms", jiffies_to_msecs(w->slept));
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+}
+
+/*
+ * A get that read the free count before other gets took descriptors and
+ * one was retired records a high-water mark within the pool, not a count
+ * that wrapped below zero.
+ */
+static void pool_high_water_race_test(struct kunit *test)
+{
+	struct fake_dev *fdev = fake_default(test);
+	struct mrkit_pool_attr attr = {
+		.name = "hw", .depth = 4, .node = NUMA_NO_NODE,
+	};
+	struct mrkit_pool *pool = pool_new(test, fdev->pd, &attr);
+	struct mrkit_mr *a = mrkit_mr_get(pool), *b = mrkit_mr_get(pool);
+	struct mrkit_pool_stats st;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	mrkit_mr_mark_stale(b);
+	mrkit_pool_new_low(pool, 4);	/* read before both gets */
+	st = pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, st.high_water, 2U);
+	KUNIT_EXPECT_LE(test, st.in_use, st.allocated);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(a), 0);
+	KUNIT_EXPECT_EQ(test, mrkit_mr_put(b), 0);
+	pool_quiesce();
+	st = pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, st.in_use, 0U);
+	KUNIT_EXPECT_EQ(test, st.high_water, 2U);
 }
 
 static void notify_cb(struct mrkit_pool *pool, void *ctx)
@@ -999,6 +1030,7 @@ static struct kunit_case mrkit_pool_cases[] = {
 #endif
 	KUNIT_CASE(pool_exhaustion_test),
 	KUNIT_CASE(pool_wait_rewake_test),
+	KUNIT_CASE(pool_high_water_race_test),
 	KUNIT_CASE(pool_notify_test),
 	KUNIT_CASE(pool_growth_test),
 #ifdef CONFIG_FAULT_INJECTION

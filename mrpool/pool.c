@@ -136,11 +136,23 @@ unsigned long mrkit_rmw_ops;
 EXPORT_SYMBOL_IF_KUNIT(mrkit_rmw_ops);
 #endif
 
+/*
+ * Descriptors handed out: allocated, less free (@nfree) and retired.  The
+ * three are read at different times, so a descriptor popped and retired
+ * meanwhile can count twice: clamp, never wrap.
+ */
+static u32 mrkit_pool_used(struct mrkit_pool *pool, u32 nfree)
+{
+	s64 used = (s64)READ_ONCE(pool->nr_alloc) - nfree -
+		   atomic_read(&pool->nr_stale);
+
+	return clamp_t(s64, used, 0, READ_ONCE(pool->nr_alloc));
+}
+
 static u32 mrkit_pool_in_use(struct mrkit_pool *pool)
 {
-	return READ_ONCE(pool->nr_alloc) -
-	       mrkit_head_count(atomic64_read(&pool->head)) -
-	       atomic_read(&pool->nr_stale);
+	return mrkit_pool_used(pool,
+			       mrkit_head_count(atomic64_read(&pool->head)));
 }
 
 static u32 mrkit_best_pages(const struct ib_device_attr *a, bool integrity)
@@ -803,13 +815,13 @@ EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 /* A get left fewer descriptors free than ever since the last growth. */
 void __cold mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree)
 {
-	u32 used = READ_ONCE(pool->nr_alloc) - nfree -
-		   atomic_read(&pool->nr_stale);
+	u32 used = mrkit_pool_used(pool, nfree);
 
 	WRITE_ONCE(pool->low_free, nfree);
 	if (used > READ_ONCE(pool->high_water))
 		WRITE_ONCE(pool->high_water, used);
 }
+EXPORT_SYMBOL_IF_KUNIT(mrkit_pool_new_low);
 
 static struct mrkit_mr *mrkit_pool_empty(struct mrkit_pool *pool)
 {
