@@ -57,7 +57,10 @@
  * the deregistration that kills every key the MR ever had.  The work item
  * deregisters first, counts the fences down, lets each fence that reached
  * zero fall (its callback runs with no lock held), and only then
- * allocates replacements: a fence never waits behind memory allocation.
+ * allocates replacements: a fence waits for no allocation of its own run
+ * (one retired while a run allocates is deregistered by the next run,
+ * right after).  The allocations do no I/O (memalloc_noio_save()), so
+ * reclaim never waits on I/Os that may be waiting for a fence.
  *
  * mrkit_pool_destroy() sleeps until the pool is empty: it deregisters every
  * free and retired descriptor, lets their fences fall, and waits for each
@@ -81,6 +84,7 @@
  */
 
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -490,6 +494,7 @@ static void mrkit_pool_work(struct work_struct *work)
 {
 	struct mrkit_pool *pool = container_of(work, struct mrkit_pool, work);
 	struct llist_node *retired;
+	unsigned int noio;
 	u32 n;
 	int ret;
 
@@ -499,6 +504,8 @@ static void mrkit_pool_work(struct work_struct *work)
 	/* Fenced done() calls before any allocation (they may free memory). */
 	mrkit_fence_deliver(pool);
 
+	/* Reclaim must not wait on I/Os that wait for this work's fences. */
+	noio = memalloc_noio_save();
 	mutex_lock(&pool->grow_lock);
 	mrkit_pool_replace(pool, retired);
 	/*
@@ -517,6 +524,7 @@ static void mrkit_pool_work(struct work_struct *work)
 		}
 	}
 	mutex_unlock(&pool->grow_lock);
+	memalloc_noio_restore(noio);
 	if (mrkit_head_top(atomic64_read(&pool->head)) != MRKIT_HEAD_NIL)
 		mrkit_pool_wake(pool);
 }
