@@ -570,8 +570,12 @@ static void mrkit_io_post_abort(struct mrkit_io *io, int ret, bool all,
 	mrkit_io_finish(io, ret, MRKIT_FIN_UNDRAINED);
 }
 
-/* Post the LOCAL_INVs of the kept keys of a READ chain's sinks. */
-static int mrkit_post_kept_invs(struct mrkit_io *io, struct ib_qp *qp)
+/*
+ * Post the LOCAL_INVs of the kept keys of a READ chain's sinks; *@posted
+ * is set once a WR may have reached the QP.
+ */
+static int mrkit_post_kept_invs(struct mrkit_io *io, struct ib_qp *qp,
+				bool *posted)
 {
 	struct ib_send_wr inv[MRKIT_POST_BATCH] __uninitialized;
 	struct ib_send_wr *first, **prev;
@@ -597,6 +601,7 @@ static int mrkit_post_kept_invs(struct mrkit_io *io, struct ib_qp *qp)
 			break;
 		bad = NULL;
 		ret = ib_post_send(qp, first, &bad);
+		*posted |= bad != first;
 		if (ret) {
 			mrkit_post_failed(io, ret, first, bad, "READ");
 			return ret;
@@ -690,12 +695,15 @@ static struct ib_send_wr *mrkit_read_batch(struct mrkit_io *io,
  * * the provider's errno - the post failed.  The I/O is finished by the
  *   failure: every descriptor is parked, and done() runs once, with the
  *   errno, after mrkit_pool_qp_drained() when their MRs are deregistered
- *   (never before this returns).
+ *   (never before this returns).  When nothing of the chain reached the
+ *   QP and every descriptor's last registration was posted before a
+ *   drain already reported, nothing is parked: the MRs are deregistered
+ *   at once.
  */
 int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 		       u32 rkey)
 {
-	bool with_inv = io->pool->iwarp;
+	bool with_inv = io->pool->iwarp, posted = false, drained = true;
 	struct mrkit_read_batch b __uninitialized;
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *first;
@@ -716,10 +724,12 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 			mrkit_io_post_abort(io, -EIO, true, true);
 			return -EIO;
 		}
+		/* mrkit_mr_posting() clears it before the post. */
+		drained &= READ_ONCE(mr->drained);
 	}
 
 	/* Lazily kept keys go first, in posts of their own. */
-	ret = mrkit_post_kept_invs(io, qp);
+	ret = mrkit_post_kept_invs(io, qp, &posted);
 	if (ret)
 		goto out_failed;
 
@@ -747,13 +757,19 @@ int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,
 		ret = ib_post_send(qp, first, &bad);
 		if (ret) {
 			mrkit_post_failed(io, ret, first, bad, "READ");
+			posted |= bad != first;
 			goto out_failed;
 		}
+		posted = true;
 	}
 	return 0;
 
 out_failed:
-	mrkit_io_post_abort(io, ret, true, false);
+	/* Nothing reached the QP: each descriptor is as drained as before. */
+	if (!posted && drained)
+		for (mr = io->mrs; mr; mr = mr->io_next)
+			WRITE_ONCE(mr->drained, true);
+	mrkit_io_post_abort(io, ret, true, !posted);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post_read, MRKIT);
