@@ -719,8 +719,8 @@ static void sigmr_access_dir_test(struct kunit *test)
 /*
  * While the invalidation of a protected I/O is in flight its completion
  * hands the descriptors back: mrkit_io_check_pi() is refused with -EBUSY
- * and reads nothing, and the status checked before stays the one done()
- * reports.
+ * and reads nothing (@res says no error), and the status checked before
+ * stays the one done() reports.
  */
 static void sigmr_check_busy_test(struct kunit *test)
 {
@@ -741,11 +741,18 @@ static void sigmr_check_busy_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
 	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), 0);
 	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	/* Refused: what the caller reads of @res says no error. */
+	memset(&res, 0xa5, sizeof(res));
 	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), -EBUSY);
+	KUNIT_EXPECT_EQ(test, res.type, MRKIT_PI_OK);
+	KUNIT_EXPECT_EQ(test, res.nvme_status, 0);
+	KUNIT_EXPECT_EQ(test, res.scsi_ascq, 0);
 	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
 	KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+	memset(&res, 0xa5, sizeof(res));
 	KUNIT_EXPECT_EQ(test, mrkit_io_check_pi(&t.io, &res), -EINVAL);
+	KUNIT_EXPECT_EQ(test, res.nvme_status, 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 }
 

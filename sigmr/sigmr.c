@@ -423,6 +423,9 @@ static int mrkit_mr_check_pi(struct mrkit_io *io, struct mrkit_mr *mr,
  * @io: a posted protected I/O, after its data transfer
  * @res: the decoded status
  *
+ * @res is written on every return: where nothing was read (%-EINVAL,
+ * %-EBUSY) it says no error (%MRKIT_PI_OK, statuses 0).
+ *
  * Context: any.
  * Return:
  * * %0 - no PI error.
@@ -440,6 +443,7 @@ int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res)
 	enum mrkit_io_state state = smp_load_acquire(&io->state);
 	struct mrkit_mr *mr;
 
+	memset(res, 0, sizeof(*res));
 	if (unlikely(mrkit_io_state_reading(state) ||
 		     state == MRKIT_IO_INVALIDATING ||
 		     state == MRKIT_IO_FENCING))
