@@ -575,6 +575,7 @@ enum mrkit_io_state {
 	MRKIT_IO_READ_INVALIDATING, /* that chain's sinks' LOCAL_INVs (IB) */
 	MRKIT_IO_INVALIDATING,	/* the invalidation chain is posted */
 	MRKIT_IO_FENCING,	/* finished; done() waits for deregistrations */
+	MRKIT_IO_READ_FENCING,	/* the same, after a READ chain */
 	MRKIT_IO_DONE,
 };
 
@@ -587,6 +588,15 @@ static __always_inline bool mrkit_io_state_reading(u8 state)
 {
 	BUILD_BUG_ON(MRKIT_IO_READING + 1 != MRKIT_IO_READ_INVALIDATING);
 	return (u8)(state - MRKIT_IO_READING) <= 1;
+}
+
+/*
+ * The I/O's READ chain owns it until done(): in flight (above), or
+ * finished and waiting for its fence.  Calls are refused with -EBUSY.
+ */
+static __always_inline bool mrkit_io_state_busy(u8 state)
+{
+	return mrkit_io_state_reading(state) || state == MRKIT_IO_READ_FENCING;
 }
 
 static inline enum mrkit_mr_state mrkit_mr_state(const struct mrkit_mr *mr)

@@ -39,7 +39,8 @@
  *
  * Serialization: the ULP serializes its calls on an I/O.  While a READ
  * chain is in flight the chain's completion handler owns the I/O and every
- * call returns -EBUSY; for that, calls read the state with acquire, and
+ * call returns -EBUSY, until done() (a chain that failed waits for its
+ * fence in READ_FENCING); for that, calls read the state with acquire, and
  * the chain's last store to it (DONE, mrkit_io_notify()) is a release.
  * Nothing touches the I/O after the ib_post_send() that can lead to its
  * completion, and nothing touches the pool after the put of the I/O's last
@@ -512,7 +513,9 @@ void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin)
 	trace_mrkit_pool_fence(io->pool, fenced);
 	io->fence.pending = fenced;
 	io->fence.fallen = mrkit_io_fence_fallen;
-	WRITE_ONCE(io->state, MRKIT_IO_FENCING);
+	/* After a READ chain, the chain's ownership lasts until done(). */
+	WRITE_ONCE(io->state, mrkit_io_state_reading(io->state) ?
+		   MRKIT_IO_READ_FENCING : MRKIT_IO_FENCING);
 	mrkit_io_put_all(io, MRKIT_GIVE_PUT, true, false);
 }
 

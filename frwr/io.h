@@ -22,14 +22,15 @@ struct mrkit_mr *mrkit_io_take_known(struct mrkit_io *io, struct mrkit_mr *mr);
  * @io: the I/O
  * @what: the call, for the message
  *
- * Return: -EBUSY with a ratelimited message while @io's READ chain (its
- * sinks' invalidation included) is in flight, else 0.
+ * Return: -EBUSY with a ratelimited message while @io's READ chain owns
+ * it (in flight, its sinks' invalidation included, or failed and waiting
+ * for its fence: until done()), else 0.
  */
 static __always_inline int mrkit_io_busy(const struct mrkit_io *io,
 					 const char *what)
 {
 	/* Pairs with the release in mrkit_io_notify(). */
-	if (likely(!mrkit_io_state_reading(smp_load_acquire(&io->state))))
+	if (likely(!mrkit_io_state_busy(smp_load_acquire(&io->state))))
 		return 0;
 	return mrkit_io_refuse(io, what, -EBUSY);
 }
@@ -52,7 +53,7 @@ static __always_inline int mrkit_io_check_live(struct mrkit_io *io,
 	if (likely(state == MRKIT_IO_MAPPED || state == MRKIT_IO_HANDED_OUT ||
 		   state == MRKIT_IO_POSTED))
 		return 0;
-	return mrkit_io_refuse(io, what, mrkit_io_state_reading(state) ?
+	return mrkit_io_refuse(io, what, mrkit_io_state_busy(state) ?
 				   -EBUSY : -EINVAL);
 }
 
@@ -72,7 +73,7 @@ static __always_inline int mrkit_io_check_mapped(struct mrkit_io *io,
 
 	if (likely(state == MRKIT_IO_MAPPED || state == MRKIT_IO_HANDED_OUT))
 		return state;
-	if (mrkit_io_state_reading(state))
+	if (mrkit_io_state_busy(state))
 		return mrkit_io_refuse(io, what, -EBUSY);
 	mrkit_pool_err(io->pool, "%s of an I/O that is not mapped\n", what);
 	return -EINVAL;
@@ -123,7 +124,7 @@ static __always_inline int mrkit_io_begin_map(struct mrkit_io *io,
 	if (unlikely((state != MRKIT_IO_IDLE && state != MRKIT_IO_DONE) ||
 		     io->mrs || mrkit_pool_integrity(io->pool) != integrity ||
 		     access < 0)) {
-		if (mrkit_io_state_reading(state))
+		if (mrkit_io_state_busy(state))
 			return mrkit_io_refuse(io, "map", -EBUSY);
 		return mrkit_io_map_refused(io, integrity);
 	}

@@ -384,7 +384,8 @@ static void read_busy_checks(struct kunit *test, struct fake_dev *fdev,
 
 /*
  * Every call but the completion is refused while READs fly, and on IB
- * while the sinks' LOCAL_INVs that follow them fly too: until done().
+ * while the sinks' LOCAL_INVs that follow them fly too, and after a chain
+ * that failed while its fence waits: until done().
  */
 static void contract_read_busy_test(struct kunit *test)
 {
@@ -422,6 +423,24 @@ static void contract_read_busy_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 		KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
 		/* Calls are allowed again: the I/O maps. */
+		KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 2);
+		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+
+		/*
+		 * A chain that flushed: done() waits for the sinks' MRs to
+		 * be deregistered (the pool's work item), and until then
+		 * the chain still owns the I/O.
+		 */
+		tio_init(&t, pool, MRKIT_LOCAL_SINK);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 2);
+		KUNIT_ASSERT_EQ(test, mrkit_io_post_read(&t.io, fdev->qp,
+							 0x1000, 5), 0);
+		fake_complete(fdev, IB_WC_WR_FLUSH_ERR, 64);
+		read_busy_checks(test, fdev, &t, sg);
+		flush_workqueue(mrkit_wq);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, t.rec.status, -EIO);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 		KUNIT_EXPECT_EQ(test, mrkit_io_map(&t.io, sg, 1, 0), 2);
 		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	}

@@ -444,7 +444,7 @@ int mrkit_io_check_pi(struct mrkit_io *io, struct mrkit_pi_result *res)
 	struct mrkit_mr *mr;
 
 	memset(res, 0, sizeof(*res));
-	if (unlikely(mrkit_io_state_reading(state) ||
+	if (unlikely(mrkit_io_state_busy(state) ||
 		     state == MRKIT_IO_INVALIDATING ||
 		     state == MRKIT_IO_FENCING))
 		return mrkit_io_refuse(io, "signature check", -EBUSY);
