@@ -820,7 +820,16 @@ void mrkit_pool_destroy(struct mrkit_pool *pool)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_destroy, MRKIT);
 
-/* A get left fewer descriptors free than ever since the last growth. */
+/**
+ * mrkit_pool_new_low - record a get that left fewer descriptors free than
+ *	ever since the last growth
+ * @pool: the pool
+ * @nfree: the free count the get left
+ *
+ * Sets the low mark and raises the in-use high-water mark.
+ *
+ * Context: any; called by __mrkit_mr_get().
+ */
 void __cold mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree)
 {
 	u32 used = mrkit_pool_used(pool, nfree);
