@@ -1190,6 +1190,26 @@ void mrkit_mr_stale_done(struct mrkit_mr *mr)
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_stale_done);
 
+/*
+ * Mark @mr STALE in one cmpxchg if its state is @from..INVALIDATING (the
+ * owned states from @from on); else leave it and say in *@found what it
+ * is.
+ */
+static bool __mrkit_mr_mark_stale(struct mrkit_mr *mr, int from, int *found)
+{
+	int cur = atomic_read(&mr->state);
+
+	while (cur >= from && cur <= MRKIT_MR_INVALIDATING) {
+		mrkit_rmw(1);
+		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
+			mrkit_mr_stale_done(mr);
+			return true;
+		}
+	}
+	*found = cur;
+	return false;
+}
+
 /**
  * mrkit_mr_mark_stale - retire a descriptor that must not be reused
  * @mr: the descriptor, in any owned state
@@ -1204,15 +1224,10 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_stale_done);
  */
 void mrkit_mr_mark_stale(struct mrkit_mr *mr)
 {
-	int cur = atomic_read(&mr->state);
+	int cur;
 
-	while (cur >= MRKIT_MR_RESERVED && cur <= MRKIT_MR_INVALIDATING) {
-		mrkit_rmw(1);
-		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
-			mrkit_mr_stale_done(mr);
-			return;
-		}
-	}
+	if (__mrkit_mr_mark_stale(mr, MRKIT_MR_RESERVED, &cur))
+		return;
 	/* A late flush of a parked or retired descriptor changes nothing. */
 	if (cur != MRKIT_MR_STALE && cur != MRKIT_MR_RETIRING)
 		mrkit_pool_err(mr->pool,
@@ -1238,17 +1253,7 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale);
  */
 bool mrkit_mr_mark_stale_live(struct mrkit_mr *mr, int *found)
 {
-	int cur = atomic_read(&mr->state);
-
-	while (cur == MRKIT_MR_REGISTERED || cur == MRKIT_MR_INVALIDATING) {
-		mrkit_rmw(1);
-		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
-			mrkit_mr_stale_done(mr);
-			return true;
-		}
-	}
-	*found = cur;
-	return false;
+	return __mrkit_mr_mark_stale(mr, MRKIT_MR_REGISTERED, found);
 }
 EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_mark_stale_live);
 
