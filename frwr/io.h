@@ -41,8 +41,9 @@ static __always_inline int mrkit_io_busy(const struct mrkit_io *io,
  * @what: the caller's name, for the message
  *
  * Return: 0 when @io is mapped or posted; -EBUSY while its RDMA READ
- * chain is in flight (done() will run when the data is in); -EINVAL when
- * it has nothing to finish (idle, being invalidated, finished).
+ * chain is in flight, or failed and waits for its fence (done() will run
+ * either way); -EINVAL when it has nothing to finish (idle, being
+ * invalidated, finished).
  */
 static __always_inline int mrkit_io_check_live(struct mrkit_io *io,
 					       const char *what)
@@ -63,7 +64,8 @@ static __always_inline int mrkit_io_check_live(struct mrkit_io *io,
  * @what: the caller's name, for the message
  *
  * Return: the I/O's state when it is mapped or handed out; -EBUSY while
- * its RDMA READ chain is in flight; -EINVAL (with a message) otherwise.
+ * its RDMA READ chain is in flight or, failed, waits for its fence;
+ * -EINVAL (with a message) otherwise.
  */
 static __always_inline int mrkit_io_check_mapped(struct mrkit_io *io,
 						 const char *what)

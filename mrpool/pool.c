@@ -423,6 +423,14 @@ static struct llist_node *mrkit_pool_retire(struct mrkit_pool *pool)
 	struct llist_node *list = llist_del_all(&pool->retire_list);
 	struct mrkit_mr *mr;
 
+	if (!list)
+		return NULL;
+	/*
+	 * A completion handler that marked one of these STALE may still be
+	 * tracing it (pairs with the rcu_read_lock() of
+	 * __mrkit_mr_mark_stale()).
+	 */
+	synchronize_rcu();
 	llist_for_each_entry(mr, list, retire_node) {
 		mrkit_mr_dereg(pool, mr);
 		mrkit_fence_put(pool, mr);
@@ -1198,16 +1206,27 @@ EXPORT_SYMBOL_IF_KUNIT(mrkit_mr_stale_done);
 static bool __mrkit_mr_mark_stale(struct mrkit_mr *mr, int from, int *found)
 {
 	int cur = atomic_read(&mr->state);
+	bool marked = false;
 
+	/*
+	 * Once STALE is published the owner may give the descriptor back
+	 * and the work item deregister its MR, which the mr_stale event
+	 * still reads: the work item waits a grace period first (pairs with
+	 * the synchronize_rcu() of mrkit_pool_retire()).
+	 */
+	rcu_read_lock();
 	while (cur >= from && cur <= MRKIT_MR_INVALIDATING) {
 		mrkit_rmw(1);
 		if (atomic_try_cmpxchg(&mr->state, &cur, MRKIT_MR_STALE)) {
 			mrkit_mr_stale_done(mr);
-			return true;
+			marked = true;
+			break;
 		}
 	}
-	*found = cur;
-	return false;
+	rcu_read_unlock();
+	if (!marked)
+		*found = cur;
+	return marked;
 }
 
 /**
