@@ -275,6 +275,10 @@ struct mrkit_pool_events {
  * @notify: optional callback run when a descriptor returns to a starved
  *	pool; @notify_ctx is its argument.
  * @notify_ctx: see @notify.
+ * @parked: optional callback run from @work when descriptors were parked
+ *	on an empty @orphan_list; @parked_ctx is its argument.
+ * @parked_ctx: see @parked.
+ * @parked_pending: @parked is to run on @work's next run.
  * @debugfs: the pool's debugfs directory.
  * @name: copy of &mrkit_pool_attr.name.
  */
@@ -318,6 +322,9 @@ struct mrkit_pool {
 	wait_queue_head_t	wait;
 	void			(*notify)(struct mrkit_pool *pool, void *ctx);
 	void			*notify_ctx;
+	void			(*parked)(struct mrkit_pool *pool, void *ctx);
+	void			*parked_ctx;
+	bool			parked_pending;
 	struct dentry		*debugfs;
 	char			name[32];
 };

@@ -507,6 +507,69 @@ static void completion_inv_post_fail_parks_test(struct kunit *test)
 	expect_pool_idle(test, pool, 6);
 }
 
+static void parked_cb(struct mrkit_pool *pool, void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/*
+ * The invalidation post fails: mrkit_io_invalidate() returns 0 and done()
+ * waits for a drain, so the ULP learns of it from the parked callback -
+ * once for the four descriptors parked together, not before the failure,
+ * again on the next parking after mrkit_pool_qp_drained(), never once
+ * cleared, and not when the drain came before the work item ran.
+ */
+static void completion_parked_callback_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct test_io t;
+	int calls = 0, round;
+
+	mrkit_pool_set_parked(pool, parked_cb, &calls);
+	for (round = 1; round <= 3; round++) {
+		if (round == 3)
+			mrkit_pool_set_parked(pool, NULL, NULL);
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 32 * P),
+						   1, 0), 4);
+		KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+		fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+		flush_workqueue(mrkit_wq);
+		KUNIT_EXPECT_EQ(test, calls, round - 1);
+
+		fdev->post_fail_wr = 0;
+		fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+		flush_workqueue(mrkit_wq);
+		KUNIT_EXPECT_EQ(test, calls, min(round, 2));
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+
+		mrkit_pool_qp_drained(pool);
+		flush_workqueue(mrkit_wq);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		KUNIT_EXPECT_EQ(test, t.rec.status, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, calls, min(round, 2));
+	}
+
+	/* Drained before the work item ran: nothing left to ask for. */
+	mrkit_pool_set_parked(pool, parked_cb, &calls);
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 32 * P),
+					   1, 0), 4);
+	KUNIT_ASSERT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, NULL), 0);
+	fake_complete(fdev, IB_WC_SUCCESS, FAKE_MAX_RECORDS);
+	fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mrkit_io_invalidate(&t.io, fdev->qp), 0);
+	mrkit_pool_qp_drained(pool);
+	flush_workqueue(mrkit_wq);
+	KUNIT_EXPECT_EQ(test, calls, 2);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+	expect_pool_idle(test, pool, 4);
+}
+
 /*
  * A REG_MR flushed after its post retires its descriptor with the key
  * possibly live.  A release that is not lazy is refused and changes
@@ -558,6 +621,7 @@ static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_read_busy_test),
 	KUNIT_CASE(completion_inv_flush_race_test),
 	KUNIT_CASE(completion_inv_post_fail_parks_test),
+	KUNIT_CASE(completion_parked_callback_test),
 	KUNIT_CASE(completion_release_retired_test),
 	{}
 };

@@ -501,11 +501,19 @@ static void mrkit_pool_free(struct mrkit_pool *pool)
 static void mrkit_pool_work(struct work_struct *work)
 {
 	struct mrkit_pool *pool = container_of(work, struct mrkit_pool, work);
+	void (*parked)(struct mrkit_pool *pool, void *ctx);
 	struct llist_node *retired;
 	unsigned int noio;
 	u32 n;
 	int ret;
 
+	if (READ_ONCE(pool->parked_pending) &&
+	    xchg(&pool->parked_pending, false)) {
+		/* Pairs with the release in mrkit_pool_set_parked(). */
+		parked = smp_load_acquire(&pool->parked);
+		if (parked)
+			parked(pool, READ_ONCE(pool->parked_ctx));
+	}
 	mutex_lock(&pool->grow_lock);
 	retired = mrkit_pool_retire(pool);
 	mutex_unlock(&pool->grow_lock);
@@ -928,8 +936,14 @@ static void mrkit_mr_retire(struct mrkit_pool *pool, struct mrkit_mr *mr)
 	if (unlikely(READ_ONCE(pool->dying))) {
 		mrkit_mr_put_returned(pool, mr);
 	} else if (mr->orphan) {
-		/* A posted WR may still reference it: wait for the drain. */
-		llist_add(&mr->retire_node, &pool->orphan_list);
+		/*
+		 * A posted WR may still reference it: wait for the drain, and
+		 * have the work item ask the ULP for one.
+		 */
+		if (llist_add(&mr->retire_node, &pool->orphan_list)) {
+			WRITE_ONCE(pool->parked_pending, true);
+			queue_work(mrkit_wq, &pool->work);
+		}
 	} else {
 		llist_add(&mr->retire_node, &pool->retire_list);
 		queue_work(mrkit_wq, &pool->work);
@@ -1115,9 +1129,16 @@ int mrkit_mr_put_valid(struct mrkit_mr *mr)
  */
 void mrkit_pool_qp_drained(struct mrkit_pool *pool)
 {
-	struct llist_node *list = llist_del_all(&pool->orphan_list);
+	struct llist_node *list;
 	struct mrkit_mr *mr, *tmp;
 	u32 i, n;
+
+	/*
+	 * The drain the parked callback asks for has happened; one parked
+	 * after the llist_del_all() asks again.
+	 */
+	WRITE_ONCE(pool->parked_pending, false);
+	list = llist_del_all(&pool->orphan_list);
 
 	/* Pairs with smp_store_release() in mrkit_pool_add(). */
 	n = smp_load_acquire(&pool->nr_alloc);
@@ -1359,6 +1380,36 @@ void mrkit_pool_set_notify(struct mrkit_pool *pool,
 	smp_store_release(&pool->notify, notify);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_notify, MRKIT);
+
+/**
+ * mrkit_pool_set_parked - run a callback when descriptors wait for a drain
+ * @pool: the pool
+ * @parked: called when a post failed part-way (or an I/O was released with
+ *	a key live on an undrained QP) and descriptors were parked: they,
+ *	and the done() of the I/Os fenced on them, wait until the ULP drains
+ *	the QP and calls mrkit_pool_qp_drained(), which nothing else will
+ *	prompt.  Once per parking: again only after mrkit_pool_qp_drained()
+ *	released the parked ones, and not at all when that call came before
+ *	the work item ran.  NULL disables it.
+ * @ctx: its argument
+ *
+ * ULPs start their connection recovery from @parked, as they would after
+ * a failed ib_post_send() of their own.  It runs from the pool's work item
+ * (process context, may sleep) and must not call mrkit_pool_destroy() or
+ * wait for anything that does; it does not run once mrkit_pool_destroy()
+ * has begun.
+ *
+ * Context: any; not concurrently with itself for one pool.
+ */
+void mrkit_pool_set_parked(struct mrkit_pool *pool,
+			   void (*parked)(struct mrkit_pool *pool, void *ctx),
+			   void *ctx)
+{
+	WRITE_ONCE(pool->parked_ctx, ctx);
+	/* The context must be visible before the callback that uses it. */
+	smp_store_release(&pool->parked, parked);
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_parked, MRKIT);
 
 /**
  * mrkit_pool_get_stats - snapshot a pool's counters

@@ -190,6 +190,9 @@ int mrkit_pool_wait(struct mrkit_pool *pool, unsigned long timeout);
 void mrkit_pool_set_notify(struct mrkit_pool *pool,
 			   void (*notify)(struct mrkit_pool *pool, void *ctx),
 			   void *ctx);
+void mrkit_pool_set_parked(struct mrkit_pool *pool,
+			   void (*parked)(struct mrkit_pool *pool, void *ctx),
+			   void *ctx);
 
 /**
  * enum mrkit_dir - who accesses a registration, and how
