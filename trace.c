@@ -84,6 +84,7 @@ static inline void mrkit_trace_map_fields(const struct mrkit_io *io,
 
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_pool_create);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_pool_destroy);
+EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_pool_counters);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_pool_grow);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_pool_exhausted);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrkit_pool_fence);

@@ -30,7 +30,8 @@ enum ev {
 	EV_POOL_CREATE, EV_POOL_DESTROY, EV_POOL_GROW, EV_POOL_EXHAUSTED,
 	EV_MR_GET, EV_MR_PUT, EV_MR_STALE, EV_MR_REPLACED, EV_REG,
 	EV_LOCALINV, EV_READ_INV, EV_REMINV, EV_WC_MR, EV_WC_INV, EV_WC_READ,
-	EV_MAP, EV_REMINV_BOGUS, EV_SIG_ERR, EV_POST_ERR, EV_POOL_FENCE, EV_NR
+	EV_MAP, EV_REMINV_BOGUS, EV_SIG_ERR, EV_POST_ERR, EV_POOL_FENCE,
+	EV_POOL_COUNTERS, EV_NR
 };
 
 static struct {
@@ -54,6 +55,14 @@ static void pr_pool(void *data, const struct mrkit_pool *pool,
 		    unsigned int count)
 {
 	rec_one(data, pool, count, pool->nr_alloc, 0);
+}
+
+static void pr_counters(void *data, const struct mrkit_pool *pool,
+			const struct mrkit_pool_stats *st)
+{
+	/* Before the destroy event, which is not yet recorded. */
+	rec_one(data, pool, st->stale_replaced, st->exhausted,
+		rec.n[EV_POOL_DESTROY]);
 }
 
 static void pr_mr(void *data, const struct mrkit_mr *mr)
@@ -115,6 +124,7 @@ static int diag_init(struct kunit *test)
 	ret |= register_trace_mrkit_sig_err(pr_sig, (void *)EV_SIG_ERR);
 	ret |= register_trace_mrkit_post_err(pr_post, (void *)EV_POST_ERR);
 	ret |= register_trace_mrkit_pool_fence(pr_pool, (void *)EV_POOL_FENCE);
+	ret |= register_trace_mrkit_pool_counters(pr_counters, (void *)EV_POOL_COUNTERS);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return 0;
 }
@@ -141,6 +151,7 @@ static void diag_exit(struct kunit *test)
 	unregister_trace_mrkit_sig_err(pr_sig, (void *)EV_SIG_ERR);
 	unregister_trace_mrkit_post_err(pr_post, (void *)EV_POST_ERR);
 	unregister_trace_mrkit_pool_fence(pr_pool, (void *)EV_POOL_FENCE);
+	unregister_trace_mrkit_pool_counters(pr_counters, (void *)EV_POOL_COUNTERS);
 	tracepoint_synchronize_unregister();
 }
 
@@ -210,6 +221,12 @@ static void diag_pool_events_test(struct kunit *test)
 	mrkit_pool_destroy(pool);
 	KUNIT_EXPECT_EQ(test, rec.n[EV_POOL_DESTROY], 1U);
 	KUNIT_EXPECT_EQ(test, rec.val[EV_POOL_DESTROY][0], 0ULL);
+	/* The counters, once, as the destroy began: one replaced, one empty get. */
+	KUNIT_EXPECT_EQ(test, rec.n[EV_POOL_COUNTERS], 1U);
+	KUNIT_EXPECT_PTR_EQ(test, rec.obj[EV_POOL_COUNTERS], (void *)pool);
+	KUNIT_EXPECT_EQ(test, rec.val[EV_POOL_COUNTERS][0], 1ULL);
+	KUNIT_EXPECT_EQ(test, rec.val[EV_POOL_COUNTERS][1], 1ULL);
+	KUNIT_EXPECT_EQ(test, rec.val[EV_POOL_COUNTERS][2], 0ULL);
 }
 
 static void diag_chain_events_test(struct kunit *test)

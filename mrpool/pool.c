@@ -763,6 +763,12 @@ int mrkit_pool_destroy_timeout(struct mrkit_pool *pool, unsigned long timeout)
 	unsigned long give_up = jiffies + timeout;
 	u32 left;
 
+	if (trace_mrkit_pool_counters_enabled()) {
+		struct mrkit_pool_stats st;
+
+		mrkit_pool_get_stats(pool, &st);
+		trace_mrkit_pool_counters(pool, &st);
+	}
 	trace_mrkit_pool_destroy(pool, mrkit_pool_in_use(pool));
 	mrkit_pool_debugfs_remove(pool);
 	WRITE_ONCE(pool->dying, true);

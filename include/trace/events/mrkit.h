@@ -146,6 +146,41 @@ DEFINE_POOL_EVENT(exhausted);
 /* An I/O finished with @count retired descriptors: done() waits for their deregistration. */
 DEFINE_POOL_EVENT(fence);
 
+/* A pool's counters (mrkit_pool_get_stats()) as mrkit_pool_destroy() begins. */
+TRACE_EVENT(mrkit_pool_counters,
+	    TP_PROTO(const struct mrkit_pool *pool,
+		     const struct mrkit_pool_stats *st),
+	    TP_ARGS(pool, st),
+	    TP_STRUCT__entry(__string(device, mrkit_trace_pool_dev(pool))
+			     __string(name, mrkit_pool_name(pool))
+			     __field(u64, remote_inv)
+			     __field(u64, local_inv)
+			     __field(u64, bogus_inv)
+			     __field(u64, stale_replaced)
+			     __field(u64, exhausted)
+			     __field(u32, stale)
+			     __field(u32, in_use)
+			     __field(u32, high_water)
+			     __field(u32, allocated)),
+	    TP_fast_assign(mrkit_assign_str(device, mrkit_trace_pool_dev(pool));
+			   mrkit_assign_str(name, mrkit_pool_name(pool));
+			   __entry->remote_inv = st->remote_inv;
+			   __entry->local_inv = st->local_inv;
+			   __entry->bogus_inv = st->bogus_inv;
+			   __entry->stale_replaced = st->stale_replaced;
+			   __entry->exhausted = st->exhausted;
+			   __entry->stale = st->stale;
+			   __entry->in_use = st->in_use;
+			   __entry->high_water = st->high_water;
+			   __entry->allocated = st->allocated;),
+	    TP_printk("device=%s pool=%s remote_inv=%llu local_inv=%llu bogus_inv=%llu stale=%u stale_replaced=%llu in_use=%u high_water=%u allocated=%u exhausted=%llu",
+		      __get_str(device), __get_str(name),
+		      __entry->remote_inv, __entry->local_inv,
+		      __entry->bogus_inv, __entry->stale,
+		      __entry->stale_replaced, __entry->in_use,
+		      __entry->high_water, __entry->allocated,
+		      __entry->exhausted));
+
 /*
  * Descriptor events
  */
