@@ -64,6 +64,7 @@ drv_load() {	# stock|mrkit: (re)load rpcrdma and start nfsd on it
 		modprobe rpcrdma || fail "modprobe rpcrdma (stock)"
 	else
 		insmod /ulp/rpcrdma.ko || fail "insmod /ulp/rpcrdma.ko"
+		echo 1 > $POOL_EV/enable || fail "mrkit_pool_counters event"
 	fi
 	nfsd_start
 	echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null
@@ -134,10 +135,12 @@ mrs_left() {
 	echo $((n > 0 ? n : 0))
 }
 
-# Sum of a counter over the "rpcrdma-mrkit: pool=..." lines of destroyed
-# pools (one per connection of the mrkit module).
+# Sum of a counter over mrkit's mrkit_pool_counters events of destroyed
+# rpcrdma pools (one per connection of the mrkit module; the event is
+# enabled when that module is loaded).
+POOL_EV=/sys/kernel/tracing/events/mrkit/mrkit_pool_counters
 pool_sum() {
-	dmesg | grep 'rpcrdma-mrkit: pool=' |
+	grep ' mrkit_pool_counters: .* pool=rpcrdma-' /sys/kernel/tracing/trace 2> /dev/null |
 		sed -n "s/.* $1=\([0-9]*\).*/\1/p" | awk '{ s += $1 } END { print s + 0 }'
 }
 
