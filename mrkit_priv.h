@@ -532,7 +532,7 @@ struct mrkit_chunk {
 int mrkit_chunk(struct scatterlist *sg, unsigned int off, int left, u32 max,
 		unsigned int shift, bool gaps_ok, int base_index,
 		struct mrkit_chunk *c);
-u64 mrkit_list_bytes(struct scatterlist *sg, int nents);
+bool mrkit_list_whole(struct scatterlist *sg, int nents);
 u32 mrkit_chunk_one(const struct scatterlist *sg, u32 max, unsigned int shift,
 		    bool gaps_ok);
 #endif
@@ -547,6 +547,7 @@ enum mrkit_fin {
 /* frwr/io.c: the life of an I/O (its inline half: frwr/io.h). */
 void mrkit_io_unwind(struct mrkit_io *io);
 void mrkit_io_finish(struct mrkit_io *io, int status, enum mrkit_fin fin);
+void mrkit_io_finish_ok(struct mrkit_io *io);
 
 /* iWARP places RDMA READ responses as writes and has READ_WITH_INV. */
 static inline bool mrkit_iwarp(const struct ib_device *dev)

@@ -208,7 +208,7 @@ static void mrkit_wc_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (likely(wc->status == IB_WC_SUCCESS &&
 		   state == MRKIT_IO_INVALIDATING)) {
 		trace_mrkit_wc_inv(cq, wc, io->mrs);
-		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+		mrkit_io_finish_ok(io);
 		return;
 	}
 	mrkit_wc_done_other(cq, wc, io, state);
@@ -451,6 +451,73 @@ static const struct ib_send_wr *mrkit_caller_bad(const struct ib_send_wr *wr,
 	return wr;
 }
 
+/*
+ * Undo what a failed or refused registration post accounted: batch @b,
+ * whose chain starts at @first, failed at @bad (@first when it was
+ * refused: nothing of it posted); @pos is the first descriptor no batch
+ * chained, @count mrkit's WRs so far.  The I/O stays posted.
+ */
+static noinline void mrkit_io_post_undo(struct mrkit_io *io,
+					struct mrkit_batch *b,
+					const struct ib_send_wr *first,
+					const struct ib_send_wr *bad,
+					struct mrkit_mr *pos, unsigned int count,
+					struct ib_send_wr *wr,
+					const struct ib_send_wr **bad_wr)
+{
+	mrkit_chain_regs_failed(b, first, bad, pos);
+	io->post_failed = true;
+	io->nr_wrs = count;
+	if (bad_wr)
+		*bad_wr = mrkit_caller_bad(wr, bad, !pos);
+}
+
+/*
+ * mrkit_io_post() of an I/O of several descriptors, or of one whose post
+ * is refused (mrkit_chain_regs() says why).
+ */
+static noinline int mrkit_io_post_chain(struct mrkit_io *io,
+					struct ib_qp *qp,
+					struct ib_send_wr *wr,
+					const struct ib_send_wr **bad_wr)
+{
+	struct mrkit_batch b __uninitialized;
+	/* Both set before each post: no zeroing (see MRKIT_POST_BATCH). */
+	struct ib_send_wr *first __uninitialized, **prev;
+	const struct ib_send_wr *bad __uninitialized;
+	struct mrkit_mr *pos = io->mrs;
+	unsigned int count = 0;
+	int ret;
+
+	do {
+		struct mrkit_mr *from = pos;
+
+		first = NULL;
+		prev = mrkit_chain_regs(io, &pos, &b, &first, &count);
+		if (unlikely(!prev)) {
+			/* Nothing of this batch is posted. */
+			mrkit_io_post_undo(io, &b, first, first, pos, count,
+					   wr, bad_wr);
+			return -EIO;
+		}
+		/* The caller's WRs end the last post. */
+		*prev = pos ? NULL : wr;
+		if (!pos)
+			io->nr_wrs = count;
+		if (trace_mrkit_reg_enabled())
+			mrkit_trace_chain(io, from, pos);
+		bad = NULL;
+		ret = ib_post_send(qp, first, &bad);
+		if (ret) {
+			mrkit_post_failed(io, ret, first, bad, "registration");
+			mrkit_io_post_undo(io, &b, first, bad, pos, count, wr,
+					   bad_wr);
+			return ret;
+		}
+	} while (pos);
+	return 0;
+}
+
 /**
  * mrkit_io_post - register an I/O and post the caller's WRs behind it
  * @io: a mapped I/O (mrkit_io_segs() may have run; if not, keys are
@@ -493,11 +560,9 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		  struct ib_send_wr *wr, const struct ib_send_wr **bad_wr)
 {
 	struct mrkit_batch b __uninitialized;
-	/* Both set before each post: no zeroing (see MRKIT_POST_BATCH). */
-	struct ib_send_wr *first __uninitialized, **prev;
-	const struct ib_send_wr *bad __uninitialized;
-	unsigned int count = 0;
-	struct mrkit_mr *pos;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first;
+	struct mrkit_mr *mr;
 	int ret;
 
 	ret = mrkit_io_check_mapped(io, "post");
@@ -506,39 +571,42 @@ int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 	mrkit_io_hand_out(io, ret);
 	io->qp = qp;
 	io->state = MRKIT_IO_POSTED;
-	pos = io->mrs;
-	do {
-		struct mrkit_mr *from = pos;
-
-		first = NULL;
-		prev = mrkit_chain_regs(io, &pos, &b, &first, &count);
-		if (unlikely(!prev)) {
-			/* Nothing of this batch is posted. */
-			ret = -EIO;
-			bad = first;
-			goto out_refused;
-		}
-		/* The caller's WRs end the last post. */
-		*prev = pos ? NULL : wr;
-		if (!pos)
-			io->nr_wrs = count;
-		if (trace_mrkit_reg_enabled())
-			mrkit_trace_chain(io, from, pos);
-		bad = NULL;
-		ret = ib_post_send(qp, first, &bad);
-		if (ret)
-			goto out_failed;
-	} while (pos);
-	return 0;
-
-out_failed:
-	mrkit_post_failed(io, ret, first, bad, "registration");
-out_refused:
-	mrkit_chain_regs_failed(&b, first, bad, pos);
-	io->post_failed = true;
-	io->nr_wrs = count;
-	if (bad_wr)
-		*bad_wr = mrkit_caller_bad(wr, bad, !pos);
+	mr = io->mrs;
+	/*
+	 * The common I/O, one descriptor: mrkit_chain_regs() for one,
+	 * straight through.  A kept key is invalidated first, unless its
+	 * LOCAL_INV was posted already.
+	 */
+	b.old_inv[0] = READ_ONCE(mr->old_inv);
+	if (unlikely(mr->io_next || mrkit_mr_state(mr) != MRKIT_MR_REGISTERED ||
+		     b.old_inv[0] == MRKIT_OLD_INV_UNKNOWN))
+		return mrkit_io_post_chain(io, qp, wr, bad_wr);
+	b.mr[0] = mr;
+	b.old_key[0] = mr->inv_key;
+	b.old_valid[0] = mr->dev_valid;
+	b.n = 1;
+	first = &b.reg[0].wr;
+	if (mr->dev_valid && b.old_inv[0] != MRKIT_OLD_INV_POSTED) {
+		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_CHAINED);
+		mrkit_build_inv(mr, &b.inv[0]);
+		b.inv[0].next = first;
+		first = &b.inv[0];
+		io->nr_wrs = 2;
+	} else {
+		WRITE_ONCE(mr->old_inv, MRKIT_OLD_INV_NONE);
+		io->nr_wrs = 1;
+	}
+	mrkit_mr_posting(io, mr);
+	mrkit_build_reg(mr, &b.reg[0], io->access);
+	b.reg[0].wr.next = wr;
+	if (trace_mrkit_reg_enabled())
+		mrkit_trace_chain(io, mr, NULL);
+	ret = ib_post_send(qp, first, &bad);
+	if (unlikely(ret)) {
+		mrkit_post_failed(io, ret, first, bad, "registration");
+		mrkit_io_post_undo(io, &b, first, bad, NULL, io->nr_wrs, wr,
+				   bad_wr);
+	}
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_post, MRKIT);
@@ -1002,9 +1070,38 @@ int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
 int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp)
 {
 	int ret = mrkit_io_check_live(io, "invalidation");
+	struct mrkit_mr *mr = io->mrs;
 
 	if (ret)
 		return ret;
+	/*
+	 * The common I/O, one plain descriptor: its registration is live,
+	 * or the peer invalidated it (RESERVED: nothing to post, as in
+	 * mrkit_io_post_inv()).  A flush that marks it STALE before the
+	 * cmpxchg sends it the general way, which finishes it on its fence.
+	 */
+	if (likely(mr && !mr->io_next && !mr->pi_unchecked)) {
+		int state = mrkit_mr_state(mr);
+
+		if (state == MRKIT_MR_RESERVED) {
+			io->nr_wrs = 0;
+			mrkit_io_finish_ok(io);
+			return 0;
+		}
+		if (likely(state == MRKIT_MR_REGISTERED &&
+			   mrkit_mr_owns_live_key(mr) &&
+			   mrkit_mr_start_inv(mr))) {
+			struct ib_send_wr inv __uninitialized;
+
+			io->qp = qp;
+			WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
+			mrkit_build_inv(mr, &inv);
+			trace_mrkit_localinv(mr);
+			io->nr_wrs = 1;
+			mrkit_io_post_invs(io, qp, &inv, &inv, true);
+			return 0;
+		}
+	}
 	return mrkit_io_post_inv(io, qp, MRKIT_IO_INVALIDATING);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate, MRKIT);

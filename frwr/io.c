@@ -713,6 +713,45 @@ unsigned int mrkit_pool_release_held(struct mrkit_pool *pool)
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_release_held, MRKIT);
 
+/**
+ * mrkit_io_finish_ok - an I/O's registrations are invalid, none failed
+ * @io: the I/O: its invalidation chain completed successfully, or the
+ *	peer invalidated its registrations
+ *
+ * mrkit_io_finish(@io, 0, %MRKIT_FIN_RETIRED) straight through for the
+ * common I/O: one plain descriptor, whose LOCAL_INV completed
+ * (INVALIDATING) or whose key the peer invalidated (RESERVED).  Either
+ * way no WR on it can complete any more (the LOCAL_INV was the chain's
+ * signaled last WR; a remote invalidation means every WR before it
+ * executed): it settles by plain stores (mrkit_io_settle_one()) and goes
+ * back to the pool, or stays with the I/O in a caching pool, before
+ * done() runs.  Anything else - several descriptors, one a flush retired
+ * (before or meanwhile), an integrity pool - takes mrkit_io_finish().
+ */
+void mrkit_io_finish_ok(struct mrkit_io *io)
+{
+	struct mrkit_mr *mr = io->mrs;
+	int state = mrkit_mr_state(mr);
+
+	if (unlikely(mr->io_next || mrkit_pool_integrity(io->pool) ||
+		     (state != MRKIT_MR_INVALIDATING &&
+		      state != MRKIT_MR_RESERVED))) {
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+		return;
+	}
+	/* A flush on another CPU may have retired it meanwhile: the fence. */
+	if (unlikely(mrkit_io_settle_one(mr, state, 0, MRKIT_FIN_RETIRED))) {
+		mrkit_io_finish(io, 0, MRKIT_FIN_RETIRED);
+		return;
+	}
+	mrkit_io_unmap(io);
+	if (!io->status && (io->pool->flags & MRKIT_POOL_IO_CACHE))
+		mrkit_io_put_all(io, MRKIT_GIVE_KEEP, false, false);
+	else
+		mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false, false);
+	mrkit_io_notify(io);
+}
+
 /*
  * mrkit_io_complete() in a lazy pool, out of line, so that the fenced
  * pool's tail call to mrkit_io_invalidate() needs no frame: a lazy

@@ -19,12 +19,12 @@
  * walk: mrkit_chunk_one() decides that from the entry alone, and gives
  * whatever it does not take to the walk.  A list of several entries that
  * may fit one MR is not walked twice either: a light walk refuses
- * zero-length entries and sums the bytes (mrkit_list_bytes()), the
- * provider maps the whole list, and its answer - every entry, every byte,
- * no more pages than the pool's limit (mrkit_map_whole()) - is exactly
- * the single chunk mrkit_chunk() would have computed; any other answer
- * (a gap, too many pages) is mapped again, split, from the same
- * descriptor.  A provider error is an error either way.
+ * zero-length entries and short lists (mrkit_list_whole()), the provider
+ * maps the whole list, and its answer - every entry, no more pages than
+ * the pool's limit (mrkit_map_whole()) - is exactly the single chunk
+ * mrkit_chunk() would have computed; any other answer (a gap, too many
+ * pages) is mapped again, split, from the same descriptor.  A provider
+ * error is an error either way.
  *
  * Nothing is exposed by mapping: rkeys are rotated with ib_inc_rkey()
  * only when mrkit_io_segs() or a post hands the REG_MRs out, so a
@@ -276,67 +276,77 @@ mrkit_chunk_one(const struct scatterlist *sg, u32 max, unsigned int shift,
 EXPORT_SYMBOL_IF_KUNIT(mrkit_chunk_one);
 
 /**
- * mrkit_list_bytes - the byte total of a list one descriptor may take whole
+ * mrkit_list_whole - may one descriptor take a list of several entries whole?
  * @sg: the first entry
  * @nents: the DMA-mapped entries
  *
  * The light walk of a list of several entries that fits one MR's entry
- * count: no page or gap accounting (the provider's own walk does that,
- * and mrkit_map_whole() checks its answer), only what the provider would
- * not refuse: a zero-length entry (ib_sg_to_pages() maps one as a page of
- * its own, shifting the data after it) and a list shorter than @nents.
+ * count: no page, gap or byte accounting (the provider's own walk does
+ * that, and mrkit_map_whole() checks its answer), only what the provider
+ * would not refuse: a zero-length entry (ib_sg_to_pages() maps one as a
+ * page of its own, shifting the data after it) and a list shorter than
+ * @nents.  Four entries at a time while no chain link and no end is among
+ * them: one test of their links together, one of each length.
  *
- * Return: the bytes of the @nents entries; 0 when an entry has zero
- * length or the list ends early (mrkit_chunk() then says which).
+ * Return: true when none of the @nents entries has zero length and the
+ * list has that many; false otherwise (mrkit_chunk() then says which).
  */
-VISIBLE_IF_KUNIT __always_inline u64
-mrkit_list_bytes(struct scatterlist *sg, int nents)
+VISIBLE_IF_KUNIT __always_inline bool
+mrkit_list_whole(struct scatterlist *sg, int nents)
 {
-	u64 bytes = 0;
-
+	while (nents > 4) {
+		if (unlikely((sg[0].page_link | sg[1].page_link |
+			      sg[2].page_link | sg[3].page_link) &
+			     (SG_CHAIN | SG_END)))
+			break;
+		if (unlikely(!sg_dma_len(&sg[0]) || !sg_dma_len(&sg[1]) ||
+			     !sg_dma_len(&sg[2]) || !sg_dma_len(&sg[3])))
+			return false;
+		sg += 4;
+		nents -= 4;
+	}
 	for (;;) {
-		u32 len = sg_dma_len(sg);
-
-		if (unlikely(!len))
-			return 0;
-		bytes += len;
-		if (!--nents)
-			return bytes;
-		/* mrkit_sg_step(), but a step past the end is the answer. */
-		if (unlikely(sg_is_last(sg)))
-			return 0;
-		sg++;
-		if (unlikely(sg_is_chain(sg)))
+		if (unlikely(sg_is_chain(sg))) {
 			sg = mrkit_sg_chained(sg);
+			continue;
+		}
+		if (unlikely(!sg_dma_len(sg)))
+			return false;
+		if (!--nents)
+			return true;
+		if (unlikely(sg_is_last(sg)))
+			return false;
+		sg++;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(mrkit_list_bytes);
+EXPORT_SYMBOL_IF_KUNIT(mrkit_list_whole);
 
 /**
  * mrkit_map_whole - did the provider map a whole list as mrkit_chunk() would?
  * @ibmr: the MR the whole list was given to
  * @n: ib_map_mr_sg()'s answer
  * @nents: the list's entries
- * @bytes: their total (mrkit_list_bytes())
  * @max: pages one descriptor maps
  * @shift: log2 of the page size
  *
- * ib_sg_to_pages() stops at a gap, so a list it maps whole is one run of
- * pages from the first entry's page: the pages are the iova's offset and
- * the length, rounded up.  The limit holds on every provider (siw's page
- * list counts entries and takes more pages); the length is 32 bits on the
- * wire.
+ * ib_sg_to_pages() counts an entry only once all of it is mapped and
+ * stops at a gap, so a list it maps whole (@n == @nents) is one run of
+ * pages from the first entry's page, every byte of it in the MR's length:
+ * the pages are the iova's offset and the length, rounded up.  The limit
+ * holds on every provider (siw's page list counts entries and takes more
+ * pages); the length is 32 bits on the wire.
  *
  * Return: true when one descriptor holds exactly the list within the
  * pool's limits, as mrkit_chunk() would have computed it.
  */
 static __always_inline bool mrkit_map_whole(const struct ib_mr *ibmr, int n,
-					    int nents, u64 bytes, u32 max,
+					    int nents, u32 max,
 					    unsigned int shift)
 {
 	const u64 mask = (1ULL << shift) - 1;
+	u64 bytes = ibmr->length;
 
-	return n == nents && ibmr->length == bytes && bytes <= U32_MAX &&
+	return n == nents && bytes <= U32_MAX &&
 	       ((ibmr->iova & mask) + bytes + mask) >> shift <= max;
 }
 
@@ -577,8 +587,8 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
 	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS, whole = false;
-	int dma_nents, ents, ret;
-	u64 bytes;
+	int dma_nents, ents = 1, ret;
+	u64 bytes = 0;
 
 	ret = mrkit_io_begin_map(io, false);
 	if (ret)
@@ -591,18 +601,13 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	 * may fit one descriptor: the light walk, and the provider's walk
 	 * decides (mrkit_map_whole()); one that cannot fit it: the split.
 	 */
-	ents = 1;
-	bytes = 0;
 	if (dma_nents == 1) {
 		bytes = mrkit_chunk_one(sg, max, shift, gaps_ok);
 	} else if (!gaps_ok && dma_nents <= max) {
-		bytes = mrkit_list_bytes(sg, dma_nents);
-		if (bytes > (u64)max << shift)
-			bytes = 0;
 		ents = dma_nents;
-		whole = bytes;
+		whole = mrkit_list_whole(sg, dma_nents);
 	}
-	if (!bytes) {
+	if (!bytes && !whole) {
 		ret = mrkit_chunk(sg, 0, dma_nents, max, shift, gaps_ok, 0, &c);
 		if (unlikely(ret || !c.nents || c.next_sg))
 			goto split;
@@ -621,12 +626,20 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	}
 	mrkit_io_attach(io, mr, &io->mrs);
 	ret = ib_map_mr_sg(mr->ibmr, sg, ents, NULL, psize);
-	if (whole && ret >= 0 &&
-	    unlikely(!mrkit_map_whole(mr->ibmr, ret, ents, bytes, max, shift))) {
-		/* Split after all, the first chunk on this descriptor. */
-		taken = mr;
-		ret = mrkit_chunk(sg, 0, dma_nents, max, shift, false, 0, &c);
-		goto split;
+	if (whole && ret >= 0) {
+		/*
+		 * Too many pages or a gap (the provider mapped less): split
+		 * after all, the first chunk on this descriptor.  A provider
+		 * error is an error.
+		 */
+		if (unlikely(!mrkit_map_whole(mr->ibmr, ret, ents, max,
+					      shift))) {
+			taken = mr;
+			ret = mrkit_chunk(sg, 0, dma_nents, max, shift, false,
+					  0, &c);
+			goto split;
+		}
+		bytes = mr->ibmr->length;
 	}
 	ret = mrkit_map_check(io, mr, ret, ents, bytes, flags);
 	if (ret)

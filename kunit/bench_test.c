@@ -332,7 +332,7 @@ static bool w2s_walk(struct w2 *w, struct mrkit_chunk *c)
 	if (w->nents == 1)
 		return mrkit_chunk_one(w->sg, max, PAGE_SHIFT, false);
 	if (w->nents <= max)
-		return mrkit_list_bytes(w->sg, w->nents);
+		return mrkit_list_whole(w->sg, w->nents);
 	return !mrkit_chunk(w->sg, 0, w->nents, max, PAGE_SHIFT, false, 0, c);
 }
 
