@@ -36,6 +36,21 @@
 . /ulp-lib.sh
 . /iser-lib.sh
 IP=10.99.0.1
+
+# The kernel log's splats, less one known warning of the iSCSI transport
+# class: when a session is unbound, its iscsi_ctrl work (a WQ_MEM_RECLAIM
+# workqueue) removes the SCSI target, and removing the target's device
+# flushes its runtime-PM work on the pm workqueue (not WQ_MEM_RECLAIM),
+# which check_flush_dependency() warns about once per boot whichever
+# initiator driver runs (no iSER or mrkit code is on that path).  Counted
+# apart (known=) and shown, never hidden.
+iser_known() {
+	dmesg | grep -cE 'WQ_MEM_RECLAIM iscsi_ctrl_[0-9:]+__iscsi_unbind_session is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work'
+}
+
+iser_splats() {
+	echo $(($(ulp_splats) - $(iser_known)))
+}
 BSSPLIT=512/10:4k/30:16k/20:64k/15:128k/15:512k/10
 vmib=${iser_verify:-32}
 fmib=${iser_fault:-16}
@@ -167,7 +182,7 @@ run_fault() {	# driver fault MiB
 	mark "fault $1 $2"
 	drv_load "$1"
 	iser_login || fail "login ($1, $2)"
-	s0=$(ulp_splats)
+	s0=$(iser_splats)
 	l0=$(ulp_mrkit_leaks)
 	r0=$(recoveries)
 	h=$(($3 / 2))
@@ -241,7 +256,7 @@ run_fault() {	# driver fault MiB
 	drv_unload "$1"
 	left=$(mrs_left)
 	l1=$(ulp_mrkit_leaks)
-	say "ISER fault $t $2 $1 reconnects=$rc leaks=$((l1 - l0 + left)) splats=$(($(ulp_splats) - s0))"
+	say "ISER fault $t $2 $1 reconnects=$rc leaks=$((l1 - l0 + left)) splats=$(($(iser_splats) - s0))"
 }
 
 # A/B: sequential 512 KiB write and read, 4 KiB random read, iodepth 32.
@@ -291,7 +306,7 @@ run_pi() {	# driver MiB
 }
 
 mark "setup done"
-s_start=$(ulp_splats)
+s_start=$(iser_splats)
 faults=$(echo "${iser_faults:-}" | tr ',' ' ')
 case $mode in
 check)
@@ -328,8 +343,8 @@ esac
 
 kill $ISCSID_PID 2> /dev/null
 ulp_unload_mrkit
-sp=$(($(ulp_splats) - s_start))
-[ $sp = 0 ] || ulp_show_splats
-say "ISER end splats=$sp"
+sp=$(($(iser_splats) - s_start))
+[ $sp = 0 ] && [ "$(iser_known)" = 0 ] || ulp_show_splats
+say "ISER end splats=$sp known=$(iser_known)"
 [ $sp = 0 ] && say "PASS iser $mode over $t (verdict on the numbers: mrkit_report.iser)"
 poweroff -f
