@@ -13,7 +13,8 @@
  *    REG_MRs are invalidated for real and replaced after their flush;
  *  - a failed post whose first registration was flushed before mrkit
  *    sorted the chain: every descriptor is accounted for, no LOCAL_INV of
- *    a key that was never registered is ever posted;
+ *    a key that was never registered is ever posted; the same for one
+ *    descriptor, failed at its kept key's LOCAL_INV and at its REG_MR;
  *  - every call on an I/O whose READ chain is in flight returns -EBUSY
  *    and changes nothing, plain and integrity pools;
  *  - a REG_MR flushed while mrkit_io_invalidate() builds the I/O's
@@ -306,6 +307,64 @@ static void completion_failed_post_flushed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, fdev->exec_errors, 0U,
 			    "a LOCAL_INV or REG_MR the device had to refuse");
 	expect_pool_idle(test, pool, 3);
+}
+
+/*
+ * One descriptor with a kept key: [INV REG SEND] fails at the REG_MR
+ * after its LOCAL_INV was posted and flushed (the old key being
+ * invalidated, the new one never registered: retired, done() after the
+ * drain), then at the LOCAL_INV itself (nothing posted: the old key is
+ * kept, and its next registration invalidates it).  Either way nothing
+ * is left in use and no WR the device must refuse is ever posted.
+ */
+static void completion_failed_post_one_test(struct kunit *test)
+{
+	static const struct fake_dev_attr fattr = {};
+	struct fake_dev *fdev = fake_dev_create(test, &fattr);
+	struct mrkit_pool *pool = lazy_pool(test, fdev, 1);
+	struct ib_send_wr send = { .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_SIGNALED };
+	const struct ib_send_wr *bad;
+	struct mrkit_pool_stats st;
+	unsigned int base, at, round;
+	struct test_io t;
+
+	for (round = 0; round < 2; round++) {
+		at = 1 - round;	/* the failing WR: the REG_MR, then the LOCAL_INV */
+		keep_keys(test, fdev, pool, 4 * P, 1);
+		tio_init(&t, pool, MRKIT_PEER_WRITES);
+		KUNIT_ASSERT_EQ(test, mrkit_io_map(&t.io, test_dma_sg(test, 0x700000, 4 * P),
+						   1, 0), 1);
+		base = fdev->nr_recs;
+		fdev->post_fail_wr = at;
+		fdev->fail_flush = at;
+		fake_fail_nth(fdev, FAKE_OP_POST_SEND, 1, -ENOMEM);
+		bad = NULL;
+		KUNIT_EXPECT_EQ(test, mrkit_io_post(&t.io, fdev->qp, &send, &bad),
+				-ENOMEM);
+		KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&send);
+		fdev->fail_flush = 0;
+		KUNIT_EXPECT_EQ(test, fdev->nr_recs - base, at);
+		KUNIT_EXPECT_EQ(test, fake_count(fdev, base, IB_WR_REG_MR), 0U);
+
+		KUNIT_EXPECT_EQ(test, mrkit_io_complete(&t.io, fdev->qp), 0);
+		fake_complete(fdev, IB_WC_WR_FLUSH_ERR, FAKE_MAX_RECORDS);
+		mrkit_pool_qp_drained(pool);
+		flush_workqueue(mrkit_wq);
+		KUNIT_EXPECT_EQ(test, t.rec.calls, 1);
+		if (at)
+			KUNIT_EXPECT_NE(test, t.rec.status, 0);
+		else
+			KUNIT_EXPECT_EQ(test, t.rec.status, 0);
+		expect_pool_idle(test, pool, 1);
+		KUNIT_EXPECT_EQ(test, fdev->exec_errors, 0U);
+	}
+	mrkit_pool_get_stats(pool, &st);
+	KUNIT_EXPECT_EQ(test, st.stale_replaced, 1ULL);
+	keep_keys(test, fdev, pool, 4 * P, 1);
+	KUNIT_EXPECT_EQ_MSG(test, fdev->exec_errors, 0U,
+			    "a LOCAL_INV or REG_MR the device had to refuse");
+	expect_pool_idle(test, pool, 1);
 }
 
 /* Every call on @t is refused while its READ chain is in flight. */
@@ -618,6 +677,7 @@ static struct kunit_case completion_cases[] = {
 	KUNIT_CASE(completion_chained_inv_test),
 	KUNIT_CASE(completion_failed_post_lazy_test),
 	KUNIT_CASE(completion_failed_post_flushed_test),
+	KUNIT_CASE(completion_failed_post_one_test),
 	KUNIT_CASE(completion_read_busy_test),
 	KUNIT_CASE(completion_inv_flush_race_test),
 	KUNIT_CASE(completion_inv_post_fail_parks_test),
