@@ -552,6 +552,25 @@ static noinline int mrkit_map_split(struct mrkit_io *io,
 	}
 }
 
+/*
+ * Map a list the straight path of mrkit_io_map() does not take whole:
+ * walk it (mrkit_chunk()) and map it chunk by chunk (mrkit_map_split()),
+ * one chunk if that is all it needs; @taken as mrkit_map_split()'s.  Out
+ * of line, with the walk's state on its own stack.
+ */
+static noinline int mrkit_map_walk(struct mrkit_io *io, struct scatterlist *sg,
+				   int dma_nents, struct mrkit_mr *taken,
+				   u32 psize, u32 flags)
+{
+	struct mrkit_pool *pool = io->pool;
+	struct mrkit_chunk c __uninitialized;
+	int ret;
+
+	ret = mrkit_chunk(sg, 0, dma_nents, pool->pages_per_mr, ilog2(psize),
+			  pool->mr_type == IB_MR_TYPE_SG_GAPS, 0, &c);
+	return mrkit_map_split(io, &c, ret, dma_nents, taken, psize, flags);
+}
+
 /**
  * mrkit_io_map - map a scatterlist onto pool descriptors
  * @io: an idle I/O from mrkit_io_init()
@@ -580,14 +599,13 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		 u32 flags)
 {
 	struct mrkit_pool *pool = io->pool;
-	struct mrkit_mr *mr, *taken = NULL;
 	struct scatterlist *sg = sgl;
-	struct mrkit_chunk c __uninitialized;
 	u32 max = pool->pages_per_mr;
 	u32 psize = (flags & MRKIT_MAP_4K) ? SZ_4K : PAGE_SIZE;
 	unsigned int shift = (flags & MRKIT_MAP_4K) ? 12 : PAGE_SHIFT;
 	bool gaps_ok = pool->mr_type == IB_MR_TYPE_SG_GAPS, whole = false;
 	int dma_nents, ents = 1, ret;
+	struct mrkit_mr *mr;
 	u64 bytes = 0;
 
 	ret = mrkit_io_begin_map(io, false);
@@ -599,7 +617,8 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 	/*
 	 * One entry that one descriptor maps whole: no walk.  Several that
 	 * may fit one descriptor: the light walk, and the provider's walk
-	 * decides (mrkit_map_whole()); one that cannot fit it: the split.
+	 * decides (mrkit_map_whole()); any other list: the walk, and a split
+	 * where it needs one (mrkit_map_walk()).
 	 */
 	if (dma_nents == 1) {
 		bytes = mrkit_chunk_one(sg, max, shift, gaps_ok);
@@ -607,12 +626,9 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		ents = dma_nents;
 		whole = mrkit_list_whole(sg, dma_nents);
 	}
-	if (!bytes && !whole) {
-		ret = mrkit_chunk(sg, 0, dma_nents, max, shift, gaps_ok, 0, &c);
-		if (unlikely(ret || !c.nents || c.next_sg))
-			goto split;
-		ents = c.nents;
-		bytes = c.bytes;
+	if (unlikely(!bytes && !whole)) {
+		ret = mrkit_map_walk(io, sg, dma_nents, NULL, psize, flags);
+		goto out_check;
 	}
 	/*
 	 * The whole list in one descriptor (most I/Os): no split to refuse,
@@ -634,23 +650,16 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		 */
 		if (unlikely(!mrkit_map_whole(mr->ibmr, ret, ents, max,
 					      shift))) {
-			taken = mr;
-			ret = mrkit_chunk(sg, 0, dma_nents, max, shift, false,
-					  0, &c);
-			goto split;
+			ret = mrkit_map_walk(io, sg, dma_nents, mr, psize,
+					     flags);
+			goto out_check;
 		}
 		bytes = mr->ibmr->length;
 	}
 	ret = mrkit_map_check(io, mr, ret, ents, bytes, flags);
+out_check:
 	if (ret)
 		goto out_unwind;
-	goto out_done;
-
-split:
-	ret = mrkit_map_split(io, &c, ret, dma_nents, taken, psize, flags);
-	if (ret)
-		goto out_unwind;
-out_done:
 	mrkit_io_map_done(io);
 	trace_mrkit_map(io, nents);
 	return io->nr_mrs;

@@ -66,10 +66,11 @@
  * free and retired descriptor, lets their fences fall, and waits for each
  * descriptor still handed out to be put back (owners finishing their I/Os
  * in other contexts); then every MR of the pool is gone and the caller may
- * deallocate the PD.  Puts run under rcu_read_lock(): destroy marks the pool
- * dying and waits a grace period, after which every put hands its
- * descriptor to destroy (@returned) with one llist_add() as its last access
- * to the pool.  mrkit_pool_wait() sleepers are woken with -ENODEV and
+ * deallocate the PD.  Puts run with preemption off (rcu_read_lock_sched(),
+ * which costs a put no call): destroy marks the pool dying and waits with
+ * synchronize_rcu(), which waits for such sections too, after which every
+ * put hands its descriptor to destroy (@returned) with one llist_add() as
+ * its last access to the pool.  mrkit_pool_wait() sleepers are woken with -ENODEV and
  * waited for before the pool is freed.
  *
  * **Serialization**
@@ -476,7 +477,7 @@ static void mrkit_pool_replace(struct mrkit_pool *pool, struct llist_node *list)
 	}
 }
 
-void mrkit_pool_wake(struct mrkit_pool *pool)
+static void mrkit_pool_wake(struct mrkit_pool *pool)
 {
 	void (*notify)(struct mrkit_pool *pool, void *ctx);
 
@@ -775,8 +776,9 @@ int mrkit_pool_destroy_timeout(struct mrkit_pool *pool, unsigned long timeout)
 	wake_up_all(&pool->wait);
 	/*
 	 * Every put that saw the pool alive has finished (puts run under
-	 * rcu_read_lock()); from here on a put hands its descriptor over on
-	 * @returned and touches the pool no more.
+	 * rcu_read_lock_sched(), which synchronize_rcu() waits for); from
+	 * here on a put hands its descriptor over on @returned and touches
+	 * the pool no more.
 	 */
 	synchronize_rcu();
 	cancel_work_sync(&pool->work);
@@ -929,10 +931,30 @@ EXPORT_SYMBOL_NS_GPL(mrkit_mr_get, MRKIT);
  * llist_add() is the last access to the pool - destroy may free it at once
  * - and wake_up_var() only hashes the address.
  */
-void mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr)
+static void mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr)
 {
 	llist_add(&mr->retire_node, &pool->returned);
 	wake_up_var(&pool->returned);
+}
+
+/*
+ * The rest of mrkit_mr_push_free(), entered with preemption off (its
+ * rcu_read_lock_sched()): hand @mr to a dying pool's destroy, or (@mr
+ * NULL: pushed) wake the pool's waiters.  Under rcu_read_lock(), taken
+ * before the first is dropped, so that destroy's synchronize_rcu() waits
+ * for this too, and the wake may sleep on PREEMPT_RT's spinlocks.
+ */
+int mrkit_mr_push_slow(struct mrkit_pool *pool, struct mrkit_mr *mr)
+	__releases(RCU_SCHED)
+{
+	rcu_read_lock();
+	rcu_read_unlock_sched();
+	if (mr)
+		mrkit_mr_put_returned(pool, mr);
+	else
+		mrkit_pool_wake(pool);
+	rcu_read_unlock();
+	return 0;
 }
 
 /* A stale descriptor given back (now RETIRING): deregister and replace it. */
@@ -1059,7 +1081,7 @@ int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race)
 	struct mrkit_pool *pool = mr->pool;
 	int cur = atomic_read(&mr->state), ret = 0;
 
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	if (unlikely(READ_ONCE(pool->dying))) {
 		ret = -ENODEV;
 	} else if (!may_race) {
@@ -1074,7 +1096,7 @@ int mrkit_mr_keep(struct mrkit_mr *mr, bool may_race)
 		} while (!atomic_try_cmpxchg(&mr->state, &cur,
 					     MRKIT_MR_CACHED));
 	}
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	if (ret)
 		mrkit_mr_give(mr);
 	return ret;

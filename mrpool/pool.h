@@ -97,8 +97,8 @@ static __always_inline struct mrkit_mr *mrkit_pop(struct mrkit_pool *pool,
 
 struct mrkit_mr *mrkit_mr_get_slow(struct mrkit_pool *pool);
 void mrkit_pool_new_low(struct mrkit_pool *pool, u32 nfree);
-void mrkit_pool_wake(struct mrkit_pool *pool);
-void mrkit_mr_put_returned(struct mrkit_pool *pool, struct mrkit_mr *mr);
+int mrkit_mr_push_slow(struct mrkit_pool *pool, struct mrkit_mr *mr)
+	__releases(RCU_SCHED);
 
 /* A descriptor just popped with @nfree left: it is the getter's now. */
 static __always_inline struct mrkit_mr *mrkit_mr_got(struct mrkit_pool *pool,
@@ -138,16 +138,24 @@ static __always_inline int mrkit_mr_push_free(struct mrkit_pool *pool,
 					      struct mrkit_mr *mr)
 {
 	trace_mrkit_mr_put(mr);
-	rcu_read_lock();
-	if (unlikely(READ_ONCE(pool->dying))) {
-		mrkit_mr_put_returned(pool, mr);
-	} else {
+	/*
+	 * Against mrkit_pool_destroy() (see the pool's DOC), with no call:
+	 * a dying pool, or a waiter to wake, takes mrkit_mr_push_slow().
+	 */
+	rcu_read_lock_sched();
+	if (likely(!READ_ONCE(pool->dying))) {
 		mrkit_push(pool, mr);
-		if (unlikely(READ_ONCE(pool->starved)))
-			mrkit_pool_wake(pool);
+		/*
+		 * Read after the push's cmpxchg, a full barrier: pairs with
+		 * the smp_mb() of mrkit_mr_get_slow() after its mark.
+		 */
+		if (likely(!READ_ONCE(pool->starved))) {
+			rcu_read_unlock_sched();
+			return 0;
+		}
+		mr = NULL;
 	}
-	rcu_read_unlock();
-	return 0;
+	return mrkit_mr_push_slow(pool, mr);
 }
 
 /**
@@ -224,7 +232,7 @@ static __always_inline int __mrkit_mr_keep(struct mrkit_mr *mr, bool may_race)
 	int cur;
 
 	/* Against mrkit_pool_destroy(), as mrkit_mr_keep(). */
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	if (likely(!READ_ONCE(mr->pool->dying))) {
 		if (!may_race) {
 			atomic_set(&mr->state, MRKIT_MR_CACHED);
@@ -238,7 +246,7 @@ static __always_inline int __mrkit_mr_keep(struct mrkit_mr *mr, bool may_race)
 			}
 		}
 	}
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	if (likely(kept))
 		return 0;
 	return mrkit_mr_keep(mr, may_race);

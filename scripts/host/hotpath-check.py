@@ -20,18 +20,19 @@ ENTRIES = [
     "mrkit_io_map", "mrkit_io_segs", "mrkit_io_post", "mrkit_io_invalidate",
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
-# Out-of-line by design on the taken path: the finish the completion
-# calls (straight through for one descriptor, mrkit_io_finish_ok(), the
-# general one for several), the chain of several descriptors (or of one
-# whose post is refused), the lazy pool's completion, the completion of a READ chain (or a
-# failed one) and the invalidation after an IB READ chain, the map of a
-# list one descriptor cannot take (mrkit_map_split()) and of a chunk that
-# starts or ends inside an entry, and the LOCAL_INVs a MRKIT_POOL_POST_INV
-# pool's completion posts.
+# Out-of-line by design on the taken path: the finish the completion calls
+# (straight through for one descriptor, mrkit_io_finish_ok(), the general
+# one for several), the chain of several descriptors (or of one whose post
+# is refused), the lazy pool's completion, the completion of a READ chain
+# (or a failed one) and the invalidation after an IB READ chain, the map of
+# a list one descriptor cannot take whole (mrkit_map_walk(),
+# mrkit_map_split()) and of a chunk that starts or ends inside an entry, and
+# the LOCAL_INVs a MRKIT_POOL_POST_INV pool's completion posts.
 HOT = {
     "mrkit_io_finish", "mrkit_io_finish_ok", "mrkit_io_post_chain",
     "mrkit_io_complete_lazy", "mrkit_wc_done_other",
-    "mrkit_io_read_done", "mrkit_map_split", "mrkit_map_trimmed",
+    "mrkit_io_read_done", "mrkit_map_walk", "mrkit_map_split",
+    "mrkit_map_trimmed",
     "mrkit_io_post_inv_unsignaled",
 }
 # Reachable only on failures, exhaustion, protection and diagnostics (the
@@ -43,7 +44,8 @@ COLD = {
     "mrkit_io_refuse", "mrkit_mr_refused", "mrkit_mr_mark_stale",
     "mrkit_mr_stale_done", "mrkit_io_unwind", "mrkit_io_drop_cache",
     "mrkit_mr_enforce_pi_slow", "mrkit_pool_new_low", "mrkit_pool_empty",
-    "mrkit_pool_wake", "mrkit_mr_put_returned", "mrkit_mr_retire",
+    "mrkit_pool_wake", "mrkit_mr_put_returned", "mrkit_mr_push_slow",
+    "mrkit_mr_retire",
     "mrkit_post_failed", "mrkit_chain_regs_failed", "mrkit_io_post_abort",
     "mrkit_io_post_undo",
     "mrkit_trace_chain", "mrkit_bogus_inv", "mrkit_io_post_inv",
