@@ -17,7 +17,8 @@
  * memset ib_reg_wr chained ahead of the SEND, LOCAL_INV or the peer's
  * invalidation), in
  * four variants: the list DMA-mapped by mrkit or by the caller
- * (MRKIT_MAP_4K | MRKIT_MAP_NO_SPLIT), each invalidated locally or by the
+ * (MRKIT_MAP_4K), each mapped and advertised with mrkit_io_map_seg() and
+ * invalidated locally or by the
  * peer (SEND_WITH_INV: mrkit_io_remote_inv(), then mrkit_io_complete()
  * with nothing left to invalidate).
  *
@@ -349,10 +350,9 @@ static bool w3smp_submit_mrkit(struct w3smp_bench *b, struct w3smp_req *r)
 	r->io_done = false;
 	if (b->variant & W3V_CALLER_MAPPED) {
 		count = ib_dma_map_sg(b->dev, r->sg, r->nents, DMA_FROM_DEVICE);
-		flags = MRKIT_MAP_4K | MRKIT_MAP_NO_SPLIT;
+		flags = MRKIT_MAP_4K;
 	}
-	if (mrkit_io_map(io, r->sg, count, flags) <= 0 ||
-	    mrkit_io_segs(io, &seg, 1) != 1)
+	if (mrkit_io_map_seg(io, r->sg, count, flags, &seg) != 1)
 		goto out_release;
 	bench_ksgl_set(&r->ksgl, seg.addr, seg.length, seg.key);
 	bench_send_init(&r->send, &r->send_cqe, &r->send_sge);

@@ -422,8 +422,9 @@ static __always_inline int mrkit_map_one(struct mrkit_io *io,
  * Check a map's arguments and DMA-map the list when asked to: the number
  * of DMA-mapped entries, or a negative errno (nothing mapped).
  */
-static int mrkit_map_prepare(struct mrkit_io *io, struct scatterlist *sgl,
-			     int nents, u32 flags)
+static __always_inline int
+mrkit_map_prepare(struct mrkit_io *io, struct scatterlist *sgl, int nents,
+		  u32 flags)
 {
 	struct mrkit_pool *pool = io->pool;
 	int dma_nents;
@@ -571,32 +572,13 @@ static noinline int mrkit_map_walk(struct mrkit_io *io, struct scatterlist *sg,
 	return mrkit_map_split(io, &c, ret, dma_nents, taken, psize, flags);
 }
 
-/**
- * mrkit_io_map - map a scatterlist onto pool descriptors
- * @io: an idle I/O from mrkit_io_init()
- * @sgl: the data; DMA-mapped by the caller unless @flags has %MRKIT_MAP_DMA
- * @nents: entries in @sgl (the DMA-mapped count when the caller mapped it)
- * @flags: &enum mrkit_map_flags
- *
- * Splits the list across as many descriptors as needed (see the top of
- * this file), unless %MRKIT_MAP_NO_SPLIT.  No rkey is exposed yet: call
- * mrkit_io_segs() for what to advertise, then mrkit_io_post().
- *
- * Context: any; with %MRKIT_MAP_DMA, whatever ib_dma_map_sg() allows.
- *	No allocation, no sleeping.
- * Return: the number of descriptors (segments) used, or:
- *
- * * %-EBUSY - the I/O's RDMA READ chain is in flight.
- * * %-EINVAL - the I/O is not idle, unknown @flags, an integrity pool
- *   (use mrkit_io_map_pi()), the list is empty or shorter than @nents,
- *   an entry has zero length, the direction or access is invalid,
- *   splitting is forbidden and needed, or the list needs more
- *   descriptors than the pool can ever have; nothing is left mapped.
- * * %-EAGAIN - the pool has too few free descriptors now; retry later.
- * * %-EIO - DMA mapping failed.
+/*
+ * mrkit_io_map()'s body, inline in it and in mrkit_io_map_seg(): the I/O
+ * mapped (the number of descriptors), or an errno and nothing mapped.
  */
-int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
-		 u32 flags)
+static __always_inline int __mrkit_io_map(struct mrkit_io *io,
+					  struct scatterlist *sgl, int nents,
+					  u32 flags)
 {
 	struct mrkit_pool *pool = io->pool;
 	struct scatterlist *sg = sgl;
@@ -668,7 +650,54 @@ out_unwind:
 	mrkit_io_unwind(io);
 	return ret;
 }
+
+/**
+ * mrkit_io_map - map a scatterlist onto pool descriptors
+ * @io: an idle I/O from mrkit_io_init()
+ * @sgl: the data; DMA-mapped by the caller unless @flags has %MRKIT_MAP_DMA
+ * @nents: entries in @sgl (the DMA-mapped count when the caller mapped it)
+ * @flags: &enum mrkit_map_flags
+ *
+ * Splits the list across as many descriptors as needed (see the top of
+ * this file), unless %MRKIT_MAP_NO_SPLIT.  No rkey is exposed yet: call
+ * mrkit_io_segs() for what to advertise, then mrkit_io_post().
+ *
+ * Context: any; with %MRKIT_MAP_DMA, whatever ib_dma_map_sg() allows.
+ *	No allocation, no sleeping.
+ * Return: the number of descriptors (segments) used, or:
+ *
+ * * %-EBUSY - the I/O's RDMA READ chain is in flight.
+ * * %-EINVAL - the I/O is not idle, unknown @flags, an integrity pool
+ *   (use mrkit_io_map_pi()), the list is empty or shorter than @nents,
+ *   an entry has zero length, the direction or access is invalid,
+ *   splitting is forbidden and needed, or the list needs more
+ *   descriptors than the pool can ever have; nothing is left mapped.
+ * * %-EAGAIN - the pool has too few free descriptors now; retry later.
+ * * %-EIO - DMA mapping failed.
+ */
+int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
+		 u32 flags)
+{
+	return __mrkit_io_map(io, sgl, nents, flags);
+}
 EXPORT_SYMBOL_NS_GPL(mrkit_io_map, MRKIT);
+
+/*
+ * What to advertise of a handed-out descriptor; @lkey as read before the
+ * hand-out.  The lkey as ib_update_fast_reg_key() left it, whose low byte
+ * is the key's since the hand-out, without reading it back: a load right
+ * after that byte store would wait for it.
+ */
+static __always_inline void mrkit_seg_fill(struct mrkit_seg *seg,
+					   const struct mrkit_mr *mr, u32 lkey)
+{
+	const struct ib_mr *ibmr = mr->ibmr;
+
+	seg->addr = ibmr->iova;
+	seg->length = ibmr->length;
+	seg->key = mr->key;
+	seg->lkey = (lkey & 0xffffff00) | (mr->key & 0xff);
+}
 
 /**
  * mrkit_io_segs - hand out an I/O's registrations and say what to advertise
@@ -707,22 +736,51 @@ int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 	 * one per descriptor of the list: nr_mrs of them.
 	 */
 	for (mr = io->mrs; mr; mr = mr->io_next, segs++) {
-		const struct ib_mr *ibmr = mr->ibmr;
-		u32 lkey = ibmr->lkey;
+		u32 lkey = mr->ibmr->lkey;
 
 		if (hand_out)
 			mrkit_mr_hand_out(mr);
-		segs->addr = ibmr->iova;
-		segs->length = ibmr->length;
-		segs->key = mr->key;
-		/*
-		 * The lkey as ib_update_fast_reg_key() left it, whose low byte
-		 * is the key's since the hand-out, without reading it back: a
-		 * load right after that byte store would wait for it.
-		 */
-		segs->lkey = (lkey & 0xffffff00) | (mr->key & 0xff);
+		mrkit_seg_fill(segs, mr, lkey);
 	}
 	io->state = MRKIT_IO_HANDED_OUT;
 	return nr;
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_segs, MRKIT);
+
+/**
+ * mrkit_io_map_seg - map a scatterlist onto one descriptor and hand it out
+ * @io: an idle I/O from mrkit_io_init()
+ * @sgl: as mrkit_io_map()
+ * @nents: as mrkit_io_map()
+ * @flags: as mrkit_io_map(); %MRKIT_MAP_NO_SPLIT is implied
+ * @seg: filled with what to advertise: (iova, length, rkey, lkey)
+ *
+ * mrkit_io_map() and mrkit_io_segs() in one call, for a protocol that
+ * advertises a buffer as one keyed segment (an NVMe keyed SGL, an SRP
+ * direct descriptor): the whole list on one descriptor, its rkey rotated
+ * and exposed from now on, as after mrkit_io_segs().  Post it with
+ * mrkit_io_post(), or release it unposted.
+ *
+ * Context: as mrkit_io_map().
+ * Return: 1, or an errno as mrkit_io_map()'s (%-EINVAL when the list
+ * needs more than one descriptor); then nothing is mapped or exposed and
+ * @seg is not written.
+ */
+int mrkit_io_map_seg(struct mrkit_io *io, struct scatterlist *sgl, int nents,
+		     u32 flags, struct mrkit_seg *seg)
+{
+	int ret = __mrkit_io_map(io, sgl, nents, flags | MRKIT_MAP_NO_SPLIT);
+	struct mrkit_mr *mr;
+	u32 lkey;
+
+	if (ret < 0)
+		return ret;
+	/* One descriptor, MAPPED: handed out as mrkit_io_segs() does. */
+	mr = io->mrs;
+	lkey = mr->ibmr->lkey;
+	mrkit_mr_hand_out(mr);
+	mrkit_seg_fill(seg, mr, lkey);
+	io->state = MRKIT_IO_HANDED_OUT;
+	return 1;
+}
+EXPORT_SYMBOL_NS_GPL(mrkit_io_map_seg, MRKIT);

@@ -14,10 +14,11 @@
  * LOCAL_INV and its completion) or take the peer's remote invalidation
  * (SEND_WITH_INV: nothing left to invalidate), put the descriptor back
  * and unmap.  Four variants: the list DMA-mapped by mrkit (MRKIT_MAP_DMA)
- * or by the caller (MRKIT_MAP_4K | MRKIT_MAP_NO_SPLIT, as the converted
- * nvme-rdma maps), each with local or remote invalidation.  Compared:
- *  - mrkit with the rkey fence (the default): mrkit_io_map, _segs, _post,
- *    then mrkit_io_remote_inv() if the peer invalidated, and
+ * or by the caller (MRKIT_MAP_4K, as the converted nvme-rdma maps), each
+ * with local or remote invalidation.  Compared:
+ *  - mrkit with the rkey fence (the default): mrkit_io_map_seg() (one
+ *    keyed segment, as nvme-rdma's), mrkit_io_post(), then
+ *    mrkit_io_remote_inv() if the peer invalidated, and
  *    mrkit_io_complete();
  *  - mrkit in a MRKIT_POOL_LAZY_INV pool (the rdma_rw and iSER scheme);
  *  - mrkit with per-I/O descriptor caching (MRKIT_POOL_IO_CACHE): one
@@ -233,10 +234,9 @@ static void w3_mrkit(struct w3 *b, enum w3_impl impl)
 	*done = false;
 	if (caller) {
 		count = ib_dma_map_sg(b->dev, b->sg, b->nents, DMA_FROM_DEVICE);
-		flags = MRKIT_MAP_4K | MRKIT_MAP_NO_SPLIT;
+		flags = MRKIT_MAP_4K;
 	}
-	if (mrkit_io_map(io, b->sg, count, flags) <= 0 ||
-	    mrkit_io_segs(io, &seg, 1) != 1)
+	if (mrkit_io_map_seg(io, b->sg, count, flags, &seg) != 1)
 		goto out_release;
 	bench_ksgl_set(&b->ksgl, seg.addr, seg.length, seg.key);
 	bench_send_init(&b->send, &b->send_cqe, &b->send_sge);

@@ -140,6 +140,37 @@ static void frwr_layout_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
 	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
+
+	/*
+	 * Map and hand out in one call: the one segment the two calls give,
+	 * or their refusal with nothing held and the segment not written.
+	 */
+	tio_init(&t, pool, MRKIT_PEER_WRITES);
+	memset(segs, 0xa5, sizeof(segs[0]));
+	n = mrkit_io_map_seg(&t.io, sgl, c->nents, 0, &segs[0]);
+	KUNIT_EXPECT_EQ(test, n, c->no_split_err ?: 1);
+	if (n < 0) {
+		KUNIT_EXPECT_EQ(test, segs[0].key, 0xa5a5a5a5U);
+		KUNIT_EXPECT_EQ(test, segs[0].addr, 0xa5a5a5a5a5a5a5a5ULL);
+		KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+		return;
+	}
+	mr = t.io.mrs;
+	KUNIT_EXPECT_EQ(test, to_fake_mr(mr->ibmr)->npages, c->pages[0]);
+	KUNIT_EXPECT_EQ(test, segs[0].addr, c->seg[0].addr);
+	KUNIT_EXPECT_EQ(test, segs[0].length, c->seg[0].length);
+	KUNIT_EXPECT_EQ(test, segs[0].key, mr->ibmr->rkey);
+	KUNIT_EXPECT_EQ(test, segs[0].lkey, mr->ibmr->lkey);
+	/* Handed out once: asking again gives the same key. */
+	KUNIT_ASSERT_EQ(test, mrkit_io_segs(&t.io, &segs[1], 1), 1);
+	KUNIT_EXPECT_EQ(test, segs[1].key, segs[0].key);
+	KUNIT_EXPECT_EQ(test, fdev->nr_recs, 0U);
+	/* A mapped I/O is not idle. */
+	KUNIT_EXPECT_EQ(test, mrkit_io_map_seg(&t.io, sgl, c->nents, 0,
+					       &segs[1]), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, t.rec.calls, 0);
 }
 
 static void frwr_chain_one_test(struct kunit *test)
@@ -1139,6 +1170,64 @@ static void frwr_rdma_reuse_test(struct kunit *test)
 }
 
 /*
+ * mrkit_io_map_seg() on a real device: a list of two entries on one
+ * descriptor, whose one segment the peer writes and reads through at
+ * once (crossing the entries), and whose key is dead after the
+ * invalidation; a list that needs a second descriptor is refused with
+ * nothing held.
+ */
+static void frwr_rdma_map_seg_test(struct kunit *test)
+{
+	enum mrk_kind kind = mrk_param_kind(test);
+	struct mrk_pair *pair = mrk_pair_create(test, kind);
+	struct mrkit_pool *pool = frwr_pool(test, pair->local.pd, 2, 4);
+	struct scatterlist sgl[2];
+	struct mrkit_seg seg;
+	struct mrk_wait w;
+	struct test_io t;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 8 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_TRUE(test, PAGE_ALIGNED(buf));
+	/* Two pages apart, then the 5 pages a 4-page descriptor cannot take. */
+	sg_init_table(sgl, 2);
+	sg_set_buf(&sgl[0], buf, PAGE_SIZE);
+	sg_set_buf(&sgl[1], buf + 3 * PAGE_SIZE, 5 * PAGE_SIZE);
+	tio_init(&t, pool, MRKIT_PEER_BIDI);
+	KUNIT_EXPECT_EQ(test, mrkit_io_map_seg(&t.io, sgl, 2, MRKIT_MAP_DMA,
+					       &seg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+
+	sg_init_table(sgl, 2);
+	sg_set_buf(&sgl[0], buf, PAGE_SIZE);
+	sg_set_buf(&sgl[1], buf + 3 * PAGE_SIZE, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrkit_io_map_seg(&t.io, sgl, 2, MRKIT_MAP_DMA,
+					       &seg), 1);
+	KUNIT_EXPECT_EQ(test, seg.length, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mrk_io_send(pair, &t.io, 0, 0, 8192), 0);
+	/* 64 bytes across the two entries, written, then read back. */
+	memset(pair->pbuf, 0x5a, 64);
+	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_WRITE, 0, 64,
+					    seg.addr + PAGE_SIZE - 32, seg.key,
+					    &w), 0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrk_peer_rdma(pair, IB_WR_RDMA_READ, 4096, 64,
+					    seg.addr + PAGE_SIZE - 32, seg.key,
+					    &w), 0);
+	KUNIT_ASSERT_EQ(test, w.wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, mrkit_io_invalidate(&t.io, pair->local.qp), 0);
+	KUNIT_ASSERT_EQ(test, wait_io(pair, &t), 0);
+	KUNIT_EXPECT_EQ(test, buf[PAGE_SIZE - 32], 0x5a);
+	KUNIT_EXPECT_EQ(test, buf[3 * PAGE_SIZE + 31], 0x5a);
+	KUNIT_EXPECT_EQ(test, buf[3 * PAGE_SIZE + 32], 0);
+	KUNIT_EXPECT_EQ(test, memcmp(pair->pbuf + 4096, pair->pbuf, 64), 0);
+	KUNIT_EXPECT_EQ(test, in_use(pool), 0U);
+	KUNIT_EXPECT_EQ(test, mrk_peer_access_dead(pair, seg.addr, seg.key,
+						   buf, 64), 0);
+}
+
+/*
  * mrkit RDMA-READs the peer's buffer into a local sink.  On siw (iWARP)
  * that is RDMA_READ_WITH_INV; the proof that the sink is invalid
  * afterwards is that registering it again (a REG_MR on a valid MR kills
@@ -1255,6 +1344,7 @@ static struct kunit_case mrkit_frwr_rdma_cases[] = {
 	KUNIT_CASE_PARAM(frwr_rdma_multi_mr_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_whole_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_reuse_test, mrk_kind_gen_params),
+	KUNIT_CASE_PARAM(frwr_rdma_map_seg_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_read_sink_test, mrk_kind_gen_params),
 	KUNIT_CASE_PARAM(frwr_rdma_batches_test, mrk_kind_gen_params),
 	{}

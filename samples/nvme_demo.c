@@ -400,11 +400,7 @@ static int demo_submit(struct demo_queue *q, int tag, struct nvme_command *c,
 	reinit_completion(&r->done);
 	atomic_set(&r->refs, 2);	/* the send and the reply */
 	if (sg) {
-		ret = mrkit_io_map(&r->io, sg, nents,
-				   MRKIT_MAP_DMA | MRKIT_MAP_NO_SPLIT);
-		if (ret < 0)
-			return ret;
-		ret = mrkit_io_segs(&r->io, &seg, 1);
+		ret = mrkit_io_map_seg(&r->io, sg, nents, MRKIT_MAP_DMA, &seg);
 		if (ret < 0)
 			return ret;
 		atomic_inc(&r->refs);	/* the invalidation */

@@ -449,6 +449,8 @@ int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,
 		 u32 flags);
 int mrkit_io_segs(struct mrkit_io *io, struct mrkit_seg *segs,
 		  unsigned int max);
+int mrkit_io_map_seg(struct mrkit_io *io, struct scatterlist *sgl, int nents,
+		     u32 flags, struct mrkit_seg *seg);
 int mrkit_io_post(struct mrkit_io *io, struct ib_qp *qp,
 		  struct ib_send_wr *wr, const struct ib_send_wr **bad_wr);
 int mrkit_io_post_read(struct mrkit_io *io, struct ib_qp *qp, u64 raddr,

@@ -17,7 +17,8 @@ import subprocess
 import sys
 
 ENTRIES = [
-    "mrkit_io_map", "mrkit_io_segs", "mrkit_io_post", "mrkit_io_invalidate",
+    "mrkit_io_map", "mrkit_io_segs", "mrkit_io_map_seg", "mrkit_io_post",
+    "mrkit_io_invalidate",
     "mrkit_io_complete", "mrkit_io_remote_inv", "mrkit_wc_done",
 ]
 # Out-of-line by design on the taken path: the finish the completion calls
