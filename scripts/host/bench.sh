@@ -22,7 +22,11 @@
 #  - the qemu guest (Debian's kernel, 2 vCPUs, TCG): W1 with get and put on
 #    one CPU and across CPUs (bench/bench_smp.c), and W3 on a loopback RC
 #    connection on rxe, completions on the submitting CPU and across CPUs
-#    (bench/bench_w3_smp.c), where locks and LOCK prefixes are real;
+#    (bench/bench_w3_smp.c), where locks and LOCK prefixes are real; in
+#    BENCH_BOOTS (default 5) boots, each one's pairs marked "BENCH BOOT k"
+#    in the log, so that the interval resamples boots, then pairs
+#    (mrkit_report.stats): a figure moves from one boot to the next more
+#    than within one;
 #  - end to end, A/B: the stock ULP modules against the kernel's ULPs
 #    converted to mrkit (nvme-rdma, NFS/RDMA, iSER, SRP), one guest boot
 #    per transport (rxe, siw), interleaved.
@@ -90,12 +94,16 @@ if [[ $parts == *" uml "* ]]; then
 fi
 
 if [[ $parts == *" vm "* ]]; then
-	BENCH_SMP_ITERS=$iters nice -n 10 "$proj/scripts/host/vm-samples.sh" bench \
-		> "$out/bench-vm.out" 2>&1 || { cat "$out/bench-vm.out"; exit 1; }
+	: > "$out/vm-bench-boots.log"
+	for ((boot = 1; boot <= ${BENCH_BOOTS:-5}; boot++)); do
+		BENCH_SMP_ITERS=$iters nice -n 10 "$proj/scripts/host/vm-samples.sh" bench \
+			> "$out/bench-vm.out" 2>&1 || { cat "$out/bench-vm.out"; exit 1; }
+		{ echo "BENCH BOOT $boot"; cat "$out/vm-bench.log"; } >> "$out/vm-bench-boots.log"
+	done
 fi
 
 PYTHONPATH="$proj/scripts" python3 -m mrkit_report.bench parse --uml "$out/bench-uml.log" \
-	--vm "$out/vm-bench.log" --atomics "$out/kunit-debug-kernel.log" \
+	--vm "$out/vm-bench-boots.log" --atomics "$out/kunit-debug-kernel.log" \
 	--icount "$out/bench-icount.log" --out "$out/bench-results.json"
 [[ $parts == *" ab "* ]] || exit 0
 

@@ -15,6 +15,14 @@ change spoils the pairs it falls in, not one side of the comparison.
 
 A goal "ratio <= L" is met only when hi <= L.
 
+Runs that boot a machine several times (the guest part of make bench)
+print a line "BENCH BOOT <k>" ahead of each boot's lines.  Pairs carry
+their boot, and with more than one the interval resamples boots first,
+then pairs within each boot drawn (a cluster bootstrap): what stays
+fixed for one boot (such as where the guest's memory lands) moves a
+figure more than the pairs of one boot vary, and an interval from the
+pairs alone would be too narrow.
+
 Kernel lines (anything may precede them on the line):
   PAIR <W> <variant> <pages> <impl> <base> <ops> <t_impl> <t_base>
   PAIRD <W> <variant> <pages> <impl> <base> <ops> <a> <b> <c> <d>
@@ -31,6 +39,7 @@ LEVEL = 0.95
 RESAMPLES = 2000
 SEED = 0x6d726b74  # "mrkt"
 
+_BOOT = re.compile(r"\bBENCH BOOT (\d+)\s*$")
 _PAIR = re.compile(r"\bPAIR(D?) (\S+) (\S+) (\d+) (\S+) (\S+) (\d+)((?: -?\d+)+)\s*$")
 
 
@@ -72,25 +81,56 @@ def bootstrap_median_ci(xs, key="", resamples=RESAMPLES, level=LEVEL):
     return quantile(meds, tail), quantile(meds, 1 - tail)
 
 
-def figure(pairs, key=""):
-    """A figure from pairs [(t_impl, t_base, ops), ...].
+def bootstrap_median_ci_groups(groups, key="", resamples=RESAMPLES, level=LEVEL):
+    """Cluster-bootstrap interval (lo, hi) of the median of the pooled groups.
 
-    Returns a dict: ratio, lo, hi (of the per-pair ratios), extra_ns (median
-    of the per-pair differences per operation), base_ns (median of the
-    baseline's bursts per operation), pairs (how many).
+    Each resample draws as many groups as there are, with replacement, and
+    from each drawn group as many of its values, with replacement; the
+    statistic is the median of all values drawn.
     """
-    good = [(a, b, n) for a, b, n in pairs if b > 0 and n > 0]
+    groups = [g for g in groups if g]
+    if not groups:
+        raise ValueError("interval of nothing")
+    rng = random.Random(figure_seed(key))
+    meds = []
+    for _ in range(resamples):
+        drawn = []
+        for g in rng.choices(groups, k=len(groups)):
+            drawn.extend(rng.choices(g, k=len(g)))
+        meds.append(median(drawn))
+    meds.sort()
+    tail = (1 - level) / 2
+    return quantile(meds, tail), quantile(meds, 1 - tail)
+
+
+def figure(pairs, key=""):
+    """A figure from pairs [(t_impl, t_base, ops[, boot]), ...].
+
+    Returns a dict: ratio, lo, hi (of the per-pair ratios; resampled by
+    boot when the pairs come from more than one), extra_ns (median of the
+    per-pair differences per operation), base_ns (median of the
+    baseline's bursts per operation), pairs (how many), boots (how many).
+    """
+    good = [(p[0], p[1], p[2], p[3] if len(p) > 3 else 0)
+            for p in pairs if p[1] > 0 and p[2] > 0]
     if not good:
         raise ValueError("no usable pair")
-    ratios = [a / b for a, b, _ in good]
-    lo, hi = bootstrap_median_ci(ratios, key)
+    ratios = [a / b for a, b, _, _ in good]
+    boots = {}
+    for (_, _, _, k), r in zip(good, ratios):
+        boots.setdefault(k, []).append(r)
+    if len(boots) > 1:
+        lo, hi = bootstrap_median_ci_groups(list(boots.values()), key)
+    else:
+        lo, hi = bootstrap_median_ci(ratios, key)
     return {
         "ratio": median(ratios),
         "lo": lo,
         "hi": hi,
-        "extra_ns": median([(a - b) / n for a, b, n in good]),
-        "base_ns": median([b / n for _, b, n in good]),
+        "extra_ns": median([(a - b) / n for a, b, n, _ in good]),
+        "base_ns": median([b / n for _, b, n, _ in good]),
         "pairs": len(good),
+        "boots": len(boots),
     }
 
 
@@ -102,12 +142,18 @@ def goal_met(fig, limit):
 
 
 def parse_pairs(lines):
-    """Collect PAIR/PAIRD lines: {(W, variant, pages, impl, base): [(x, y, ops)]}.
+    """Collect PAIR/PAIRD lines: {(W, variant, pages, impl, base): [(x, y, ops, boot)]}.
 
-    The order of first appearance is kept (dicts are ordered).
+    boot: the k of the last "BENCH BOOT k" line before the pair (0 when
+    none).  The order of first appearance is kept (dicts are ordered).
     """
     out = {}
+    boot = 0
     for line in lines:
+        b = _BOOT.search(line)
+        if b:
+            boot = int(b.group(1))
+            continue
         m = _PAIR.search(line)
         if not m:
             continue
@@ -121,7 +167,7 @@ def parse_pairs(lines):
             if len(t) != 2:
                 continue
             x, y = t
-        out.setdefault((w, var, int(pages), impl, base), []).append((x, y, int(ops)))
+        out.setdefault((w, var, int(pages), impl, base), []).append((x, y, int(ops), boot))
     return out
 
 

@@ -110,6 +110,32 @@ class Figure(unittest.TestCase):
         self.assertTrue(stats.goal_met(f, f["hi"]))
         self.assertIsNone(stats.goal_met(None, 1.0))
 
+    def test_boots_widen_the_interval(self):
+        # Five boots, each with its own level (1.05 to 1.25) and 1% noise
+        # within: the pooled pairs alone give a narrow interval, the boots
+        # one that covers their spread.
+        rng = random.Random(11)
+        pairs = []
+        for k, level in enumerate((1.05, 1.10, 1.15, 1.20, 1.25), 1):
+            pairs += [(1000 * level * rng.gauss(1, 0.01), 1000, 10, k) for _ in range(100)]
+        f = stats.figure(pairs, "boots")
+        flat = stats.figure([p[:3] for p in pairs], "boots")
+        self.assertEqual(f["boots"], 5)
+        self.assertEqual(flat["boots"], 1)
+        self.assertAlmostEqual(f["ratio"], flat["ratio"])
+        self.assertLess(flat["hi"] - flat["lo"], 0.03)
+        self.assertGreater(f["hi"] - f["lo"], 0.08)
+        self.assertGreaterEqual(f["hi"], 1.2)
+        self.assertLessEqual(f["lo"], 1.1)
+
+    def test_boots_alike_keep_it_narrow(self):
+        rng = random.Random(12)
+        pairs = [(1100 * rng.gauss(1, 0.01), 1000, 10, k) for k in range(1, 6)
+                 for _ in range(100)]
+        f = stats.figure(pairs, "alike")
+        self.assertAlmostEqual(f["ratio"], 1.1, delta=0.005)
+        self.assertLess(f["hi"] - f["lo"], 0.01)
+
     def test_no_pairs(self):
         self.assertRaises(ValueError, stats.figure, [], "n")
         self.assertRaises(ValueError, stats.figure, [(1, 0, 1)], "n")
@@ -134,10 +160,20 @@ class Parse(unittest.TestCase):
             ("W1", "io_cache", 1, "mrkit_cached", "ib_mr_pool"),
         ])
         self.assertEqual(p[("W3", "local_inv", 1, "mrkit_fence", "nvme_style")],
-                         [(31000, 30000, 500), (32000, 30500, 500)])
+                         [(31000, 30000, 500, 0), (32000, 30500, 500, 0)])
         # a - b + c against d
         self.assertEqual(p[("W1", "io_cache", 1, "mrkit_cached", "ib_mr_pool")],
-                         [(200, 1000, 500)])
+                         [(200, 1000, 500, 0)])
+
+    def test_parse_boots(self):
+        log = ["MRKIT-VM PAIR W3SMP same_local_inv 1 mrkit_fence nvme_style 8 9000 8000",
+               "BENCH BOOT 1",
+               "MRKIT-VM PAIR W3SMP same_local_inv 1 mrkit_fence nvme_style 8 9100 8000",
+               "[  1.0] BENCH BOOT 2",
+               "MRKIT-VM PAIR W3SMP same_local_inv 1 mrkit_fence nvme_style 8 9200 8000"]
+        p = stats.parse_pairs(log)
+        self.assertEqual([t[3] for t in p[("W3SMP", "same_local_inv", 1, "mrkit_fence",
+                                          "nvme_style")]], [0, 1, 2])
 
     def test_parity_line(self):
         f = {"ratio": 1.23456, "lo": 1.2, "hi": 1.26, "extra_ns": 12.34}
