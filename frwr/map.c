@@ -761,7 +761,8 @@ EXPORT_SYMBOL_NS_GPL(mrkit_io_segs, MRKIT);
  * and exposed from now on, as after mrkit_io_segs().  Post it with
  * mrkit_io_post(), or release it unposted.
  *
- * Context: as mrkit_io_map().
+ * Context: any; with %MRKIT_MAP_DMA, whatever ib_dma_map_sg() allows.
+ *	No allocation, no sleeping; the caller serializes calls on @io.
  * Return: 1, or an errno as mrkit_io_map()'s (%-EINVAL when the list
  * needs more than one descriptor); then nothing is mapped or exposed and
  * @seg is not written.
