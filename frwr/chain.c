@@ -1041,6 +1041,30 @@ int mrkit_io_post_inv_unsignaled(struct mrkit_io *io, struct ib_qp *qp)
 	return 0;
 }
 
+/*
+ * mrkit_io_invalidate() of one plain descriptor whose registration is
+ * live (INVALIDATING now): its signaled LOCAL_INV.  Returns 0.
+ */
+static noinline int mrkit_io_inv_one(struct mrkit_io *io, struct ib_qp *qp,
+				     struct mrkit_mr *mr)
+{
+	struct ib_send_wr inv __uninitialized;
+
+	io->qp = qp;
+	WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
+	mrkit_build_inv(mr, &inv);
+	trace_mrkit_localinv(mr);
+	io->nr_wrs = 1;
+	mrkit_io_post_invs(io, qp, &inv, &inv, true);
+	return 0;
+}
+
+/* mrkit_io_invalidate() of any other I/O: mrkit_io_post_inv(). */
+static noinline int mrkit_io_inv_all(struct mrkit_io *io, struct ib_qp *qp)
+{
+	return mrkit_io_post_inv(io, qp, MRKIT_IO_INVALIDATING);
+}
+
 /**
  * mrkit_io_invalidate - invalidate every registration of an I/O, async
  * @io: the I/O
@@ -1079,6 +1103,8 @@ int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp)
 	 * or the peer invalidated it (RESERVED: nothing to post, as in
 	 * mrkit_io_post_inv()).  A flush that marks it STALE before the
 	 * cmpxchg sends it the general way, which finishes it on its fence.
+	 * The WRs are built in the frames of the calls below, so that a
+	 * remotely invalidated I/O finishes without one.
 	 */
 	if (likely(mr && !mr->io_next && !mr->pi_unchecked)) {
 		int state = mrkit_mr_state(mr);
@@ -1090,19 +1116,10 @@ int mrkit_io_invalidate(struct mrkit_io *io, struct ib_qp *qp)
 		}
 		if (likely(state == MRKIT_MR_REGISTERED &&
 			   mrkit_mr_owns_live_key(mr) &&
-			   mrkit_mr_start_inv(mr))) {
-			struct ib_send_wr inv __uninitialized;
-
-			io->qp = qp;
-			WRITE_ONCE(io->state, MRKIT_IO_INVALIDATING);
-			mrkit_build_inv(mr, &inv);
-			trace_mrkit_localinv(mr);
-			io->nr_wrs = 1;
-			mrkit_io_post_invs(io, qp, &inv, &inv, true);
-			return 0;
-		}
+			   mrkit_mr_start_inv(mr)))
+			return mrkit_io_inv_one(io, qp, mr);
 	}
-	return mrkit_io_post_inv(io, qp, MRKIT_IO_INVALIDATING);
+	return mrkit_io_inv_all(io, qp);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_io_invalidate, MRKIT);
 

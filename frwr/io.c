@@ -745,10 +745,16 @@ void mrkit_io_finish_ok(struct mrkit_io *io)
 		return;
 	}
 	mrkit_io_unmap(io);
-	if (!io->status && (io->pool->flags & MRKIT_POOL_IO_CACHE))
-		mrkit_io_put_all(io, MRKIT_GIVE_KEEP, false, false);
-	else
-		mrkit_io_put_all(io, MRKIT_GIVE_RETIRED, false, false);
+	/* mrkit_io_put_all() of its one descriptor, without the loop. */
+	io->mrs = NULL;
+	io->nr_mrs = 0;
+	if (!io->status && (io->pool->flags & MRKIT_POOL_IO_CACHE)) {
+		if (!__mrkit_mr_keep(mr, false))
+			io->cache = mr;
+	} else {
+		WRITE_ONCE(mr->io, NULL);
+		__mrkit_mr_put_own(mr);
+	}
 	mrkit_io_notify(io);
 }
 

@@ -28,9 +28,13 @@ ENTRIES = [
 # (or a failed one) and the invalidation after an IB READ chain, the map of
 # a list one descriptor cannot take whole (mrkit_map_walk(),
 # mrkit_map_split()) and of a chunk that starts or ends inside an entry, and
-# the LOCAL_INVs a MRKIT_POOL_POST_INV pool's completion posts.
+# the LOCAL_INVs a MRKIT_POOL_POST_INV pool's completion posts, and the
+# invalidation's two posts (one descriptor, or the general chain), whose
+# WRs live in their own frames so that a remotely invalidated I/O finishes
+# without one.
 HOT = {
     "mrkit_io_finish", "mrkit_io_finish_ok", "mrkit_io_post_chain",
+    "mrkit_io_inv_one", "mrkit_io_inv_all",
     "mrkit_io_complete_lazy", "mrkit_wc_done_other",
     "mrkit_io_read_done", "mrkit_map_walk", "mrkit_map_split",
     "mrkit_map_trimmed",
