@@ -23,7 +23,7 @@
 #    one CPU and across CPUs (bench/bench_smp.c), and W3 on a loopback RC
 #    connection on rxe, completions on the submitting CPU and across CPUs
 #    (bench/bench_w3_smp.c), where locks and LOCK prefixes are real; in
-#    BENCH_BOOTS (default 5) boots, each one's pairs marked "BENCH BOOT k"
+#    BENCH_BOOTS (default 10) boots, each one's pairs marked "BENCH BOOT k"
 #    in the log, so that the interval resamples boots, then pairs
 #    (mrkit_report.stats): a figure moves from one boot to the next more
 #    than within one;
@@ -95,7 +95,7 @@ fi
 
 if [[ $parts == *" vm "* ]]; then
 	: > "$out/vm-bench-boots.log"
-	for ((boot = 1; boot <= ${BENCH_BOOTS:-5}; boot++)); do
+	for ((boot = 1; boot <= ${BENCH_BOOTS:-10}; boot++)); do
 		BENCH_SMP_ITERS=$iters nice -n 10 "$proj/scripts/host/vm-samples.sh" bench \
 			> "$out/bench-vm.out" 2>&1 || { cat "$out/bench-vm.out"; exit 1; }
 		{ echo "BENCH BOOT $boot"; cat "$out/vm-bench.log"; } >> "$out/vm-bench-boots.log"
