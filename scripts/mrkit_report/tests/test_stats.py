@@ -282,5 +282,43 @@ class Icounts(unittest.TestCase):
         self.assertIsNone(bench.icount_cost(counts, "remote_inv", 1, "mrkit_fence"))
 
 
+class AbGoal(unittest.TestCase):
+    """The end-to-end goal: every AB row's interval contains or exceeds 1.0."""
+    LOG = [
+        "ulp: nvme over rxe (bench): guest ran 300 s",
+        "AB nvme rxe seqread stock=75.9 mrkit=72.4 ratio=0.952 lo=0.833 hi=0.994",
+        "AB nvme rxe seqwrite stock=70.3 mrkit=72.6 ratio=1.021 lo=0.968 hi=1.076",
+        "FENCE iser rxe seqread lazy=66.8 fence=64.9 ratio=0.975 lo=0.716 hi=1.240",
+        "AB srp siw randread4k stock=2189 mrkit=3780 ratio=1.174 lo=1.025 hi=2.005",
+    ]
+
+    def test_rows(self):
+        rows = bench.ab_rows(self.LOG)
+        self.assertEqual([(r["ulp"], r["transport"], r["workload"]) for r in rows],
+                         [("nvme", "rxe", "seqread"), ("nvme", "rxe", "seqwrite"),
+                          ("srp", "siw", "randread4k")])
+        self.assertEqual(rows[0]["hi"], 0.994)
+
+    def test_a_row_below_fails_it(self):
+        goal, cost = bench.ab_goal(bench.ab_rows(self.LOG))
+        self.assertEqual(goal["result"], "not met")
+        self.assertEqual(goal["worst_hi"], 0.994)
+        self.assertEqual(goal["figures"], 3)
+        self.assertEqual(len(cost), 1)
+        self.assertIn("1 of 3 row(s) with the whole interval below 1.0: nvme rxe seqread 0.952 "
+                      "[0.833, 0.994]", cost[0])
+
+    def test_containing_or_above_meets_it(self):
+        goal, cost = bench.ab_goal(bench.ab_rows(self.LOG[2:] + [
+            "AB nfs siw seqread stock=87.5 mrkit=86.1 ratio=1.007 lo=0.936 hi=1.000"]))
+        self.assertEqual(goal["result"], "met")
+        self.assertEqual(cost, [])
+
+    def test_no_rows_not_measured(self):
+        goal, cost = bench.ab_goal([])
+        self.assertEqual(goal["result"], "not measured")
+        self.assertIn("not measured", cost[0])
+
+
 if __name__ == "__main__":
     unittest.main()
