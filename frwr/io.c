@@ -280,6 +280,31 @@ void mrkit_io_drop_cache(struct mrkit_io *io)
 }
 
 /*
+ * Give one descriptor back as @give says; @live: it holds a registration
+ * (read once by the caller).  Returns true when the I/O keeps it
+ * (%MRKIT_GIVE_KEEP*): the caller links it into the I/O's cache.
+ */
+static __always_inline bool mrkit_io_give_one(struct mrkit_mr *mr,
+					      enum mrkit_give give, bool live)
+{
+	if (give >= MRKIT_GIVE_KEEP)
+		return !__mrkit_mr_keep(mr, give == MRKIT_GIVE_KEEP_LAZY);
+	/* No fence: the pool must find the owner's word empty. */
+	WRITE_ONCE(mr->io, NULL);
+	/*
+	 * Settled after a successful chain: none is REGISTERED with a live
+	 * key (that one would carry the fence).
+	 */
+	if (give == MRKIT_GIVE_RETIRED)
+		__mrkit_mr_put_own(mr);
+	else if (live && mr->dev_valid)
+		__mrkit_mr_put_valid(mr);
+	else
+		__mrkit_mr_put(mr);
+	return false;
+}
+
+/*
  * Give back every descriptor of an I/O.  Those holding a lazily kept
  * registration keep it; retired ones (carrying the I/O's fence) go last,
  * since the fence may fall - and the I/O be gone - as soon as the last of
@@ -326,25 +351,10 @@ static __always_inline int mrkit_io_put_all(struct mrkit_io *io,
 					    MRKIT_MR_MAPPED);
 		if (unlikely(integrity) && mrkit_mr_enforce_pi(io, mr))
 			pi_err = -EILSEQ;
-		if (give >= MRKIT_GIVE_KEEP) {
-			if (!__mrkit_mr_keep(mr, give == MRKIT_GIVE_KEEP_LAZY)) {
-				*keep = mr;
-				keep = &mr->io_next;
-			}
-			continue;
+		if (mrkit_io_give_one(mr, give, live)) {
+			*keep = mr;
+			keep = &mr->io_next;
 		}
-		/* No fence: the pool must find the owner's word empty. */
-		WRITE_ONCE(mr->io, NULL);
-		/*
-		 * Settled after a successful chain: none is REGISTERED with
-		 * a live key (that one would carry the fence).
-		 */
-		if (give == MRKIT_GIVE_RETIRED)
-			__mrkit_mr_put_own(mr);
-		else if (live && mr->dev_valid)
-			__mrkit_mr_put_valid(mr);
-		else
-			__mrkit_mr_put(mr);
 	}
 	for (mr = last; mr; mr = next) {
 		next = mr->io_next;
@@ -749,11 +759,10 @@ void mrkit_io_finish_ok(struct mrkit_io *io)
 	io->mrs = NULL;
 	io->nr_mrs = 0;
 	if (!io->status && (io->pool->flags & MRKIT_POOL_IO_CACHE)) {
-		if (!__mrkit_mr_keep(mr, false))
+		if (mrkit_io_give_one(mr, MRKIT_GIVE_KEEP, false))
 			io->cache = mr;
 	} else {
-		WRITE_ONCE(mr->io, NULL);
-		__mrkit_mr_put_own(mr);
+		mrkit_io_give_one(mr, MRKIT_GIVE_RETIRED, false);
 	}
 	mrkit_io_notify(io);
 }
