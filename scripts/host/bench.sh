@@ -130,9 +130,10 @@ if [[ $parts == *" ab "* ]]; then
 fi
 
 # The report: every figure, the goals (the A/B one from the ULPs' AB
-# lines), what is left of each goal not met; a part left out is read from
-# the last run's logs.
+# lines and the rounds in their console logs), what is left of each goal
+# not met; a part left out is read from the last run's logs.
 PYTHONPATH="$proj/scripts" python3 -m mrkit_report.bench parse --uml "$out/bench-uml.log" \
 	--vm "$out/vm-bench-boots.log" --atomics "$out/kunit-debug-kernel.log" \
 	--icount "$out/bench-icount.log" --ab "$out"/bench-{nvme,nfs,iser,srp}-{rxe,siw}.out \
+	--ab-logs "$out"/ulp-{nvme,nfs,iser,srp}-{rxe,siw}-bench.log \
 	--out "$out/bench-results.json"

@@ -108,13 +108,14 @@ def ab_rounds(runs, t, metric, drivers):
     return got
 
 
-def ab_figure(runs, ulp, t, metric, base, other, bad):
+def ab_figure(runs, ulp, t, metric, base, other, bad, level=stats.LEVEL):
     """One A/B figure of an interleaved schedule, taken round by round.
 
     The two drivers' runs of a round ran back to back, in an order that
     alternates from round to round, so each round gives one ratio
-    other/base: the figure is the median of those ratios and its 95%
-    bootstrap interval (stats.figure), never a ratio of two medians.  A
+    other/base: the figure is the median of those ratios and its
+    bootstrap interval (stats.figure; 95% unless @level says otherwise),
+    never a ratio of two medians.  A
     round with a run missing or failed is named in @bad and left out.
     Returns (base's median, other's median, figure), or None if no round
     has both runs.
@@ -130,7 +131,7 @@ def ab_figure(runs, ulp, t, metric, base, other, bad):
         pairs.append((y, x, 1))
     if not pairs:
         return None
-    fig = stats.figure(pairs, f"{ulp} {t} {metric} {other}/{base}")
+    fig = stats.figure(pairs, f"{ulp} {t} {metric} {other}/{base}", level)
     return stats.median(vals[base]), stats.median(vals[other]), fig
 
 

@@ -103,11 +103,12 @@ def bootstrap_median_ci_groups(groups, key="", resamples=RESAMPLES, level=LEVEL)
     return quantile(meds, tail), quantile(meds, 1 - tail)
 
 
-def figure(pairs, key=""):
+def figure(pairs, key="", level=LEVEL):
     """A figure from pairs [(t_impl, t_base, ops[, boot]), ...].
 
-    Returns a dict: ratio, lo, hi (of the per-pair ratios; resampled by
-    boot when the pairs come from more than one), extra_ns (median of the
+    Returns a dict: ratio, lo, hi (the @level interval of the median of
+    the per-pair ratios; resampled by boot when the pairs come from more
+    than one), extra_ns (median of the
     per-pair differences per operation), base_ns (median of the
     baseline's bursts per operation), pairs (how many), boots (how many).
     """
@@ -120,9 +121,9 @@ def figure(pairs, key=""):
     for (_, _, _, k), r in zip(good, ratios):
         boots.setdefault(k, []).append(r)
     if len(boots) > 1:
-        lo, hi = bootstrap_median_ci_groups(list(boots.values()), key)
+        lo, hi = bootstrap_median_ci_groups(list(boots.values()), key, level=level)
     else:
-        lo, hi = bootstrap_median_ci(ratios, key)
+        lo, hi = bootstrap_median_ci(ratios, key, level=level)
     return {
         "ratio": median(ratios),
         "lo": lo,
