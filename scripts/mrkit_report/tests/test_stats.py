@@ -273,6 +273,18 @@ class Icounts(unittest.TestCase):
                          "ICOUNT W3 remote_inv pages=16 mrkit_fence insns=1500 mrkit=700 ratio=1.500 "
                          "base=nvme_style base_insns=1000 top=mrkit_io_map:260")
 
+    def test_entry_cost(self):
+        counts = bench.icounts(self.LOG + [
+            "ICOUNT W3 remote_inv pages=1 nvme_style insns=700 mrkit=0 top=w3_nvme:137",
+            "ICOUNT W3 remote_inv pages=16 mrkit_fence insns=1550 mrkit=850 top=mrkit_io_map:400"])
+        line = bench.icount_entry_cost(counts, "remote_inv", "mrkit_fence", 256)
+        self.assertEqual(line, "counted (W3ICOUNT, remote_inv, 1 and 16 pages), each further entry of "
+                         "the list costs 30.0 instructions against nvme_style's 20.0, 10.0 of them in "
+                         "mrkit's functions (its own walk of the list: zero-length and short-list "
+                         "checks); at 256 pages that is 2550 instructions more in a cycle of about "
+                         "8750 (29.1%)")
+        self.assertIsNone(bench.icount_entry_cost(counts, "caller_mapped", "mrkit_fence", 256))
+
     def test_cost(self):
         counts = bench.icounts(self.LOG)
         line = bench.icount_cost(counts, "local_inv", 1, "mrkit_fence")
@@ -281,6 +293,54 @@ class Icounts(unittest.TestCase):
                       "700 fewer (2.400 x) without the 100 more of UML's interrupt-flag emulation the "
                       "baseline executes, which an x86 kernel does inline", line)
         self.assertIsNone(bench.icount_cost(counts, "remote_inv", 1, "mrkit_fence"))
+
+
+class CostSplit(unittest.TestCase):
+    """The COST lines that split a W3 or W2 figure by the figures measuring its parts."""
+
+    @staticmethod
+    def pairs(w, var, pages, impl, base, t, u):
+        return [f"PAIR {w} {var} {pages} {impl} {base} 100 {100 * t} {100 * u}" for _ in range(12)]
+
+    def figs(self, w3_extra):
+        log = (self.pairs("W3", "local_inv", 1, "mrkit_fence", "nvme_style", 30 + w3_extra, 30)
+               + self.pairs("W1", "d32_get1", 1, "mrkit_fence", "ib_mr_pool", 9, 10)
+               + self.pairs("W2", "rxe_page_entries", 1, "mrkit_fence", "ib_map_mr_sg", 20, 7)
+               + self.pairs("W2STAGE", "rxe_pages", 1, "pool", "init", 16, 10))
+        figs = bench.figures(log)
+        return ([f for f in figs if f["w"] != "W2STAGE"], [f for f in figs if f["w"] == "W2STAGE"])
+
+    def test_w3_parts_without_the_descriptor_twice(self):
+        figs, stages = self.figs(15)
+        line = bench.w3_split(figs, stages, "local_inv", 1, "mrkit_fence")
+        # 15 = -1 (descriptor vs ib_mr_pool) + (13 - 6) (map beyond a bare map, less the
+        # descriptor W2 already holds) + 9.
+        self.assertIn("UML's 15.0 ns extra per I/O (local_inv, pages=1, mrkit_fence) = the "
+                      "descriptor's get and put against ib_mr_pool's -1.0 (-7%)", line)
+        self.assertIn("less the descriptor, 7.0 (47%) (W2 rxe_page_entries 13.0 less W2STAGE pool "
+                      "6.0) + the rest 9.0 (60%)", line)
+
+    def test_w3_parts_exceeding_the_whole(self):
+        figs, stages = self.figs(4)
+        line = bench.w3_split(figs, stages, "local_inv", 1, "mrkit_fence")
+        self.assertIn("exceed the whole by 2.0 ns at this size, so nothing is left to the rest", line)
+        self.assertNotIn("the rest -", line)
+        self.assertIsNone(bench.w3_split(figs, [], "local_inv", 1, "mrkit_fence"))
+
+    def test_w2_descriptor_alone_over_the_limit(self):
+        figs, stages = self.figs(15)
+        w2 = [f for f in figs if f["w"] == "W2"]
+        lines = bench.costs("W2 goal", 1.05, w2, figs, None, stages)
+        self.assertTrue(any("a descriptor's get and put alone (W2STAGE pool) takes 6.0 ns, 86% of "
+                            "the bare map's 7.0: the goal leaves 0.35 ns for all of mrkit's work, "
+                            "where ib_mr_pool's get and put alone take 10.0" in x for x in lines), lines)
+
+    def test_median_within_the_limit(self):
+        figs = bench.figures(self.pairs("W3SMP", "same_local_inv", 256, "mrkit_fence", "nvme_style",
+                                        104, 100))
+        line = bench.costs("W3 goal", 1.05, figs, figs, None)[0]
+        self.assertIn("the median is within 1.05 x", line)
+        self.assertNotIn("to remove", line)
 
 
 class AbGoal(unittest.TestCase):
