@@ -117,8 +117,8 @@ def ab_figure(runs, ulp, t, metric, base, other, bad, level=stats.LEVEL):
     bootstrap interval (stats.figure; 95% unless @level says otherwise),
     never a ratio of two medians.  A
     round with a run missing or failed is named in @bad and left out.
-    Returns (base's median, other's median, figure), or None if no round
-    has both runs.
+    Returns (base's median, other's median, figure with its per-round
+    ratios as "rounds"), or None if no round has both runs.
     """
     pairs, vals = [], {base: [], other: []}
     for rnd, p in sorted(ab_rounds(runs, t, metric, (base, other)).items()):
@@ -132,6 +132,7 @@ def ab_figure(runs, ulp, t, metric, base, other, bad, level=stats.LEVEL):
     if not pairs:
         return None
     fig = stats.figure(pairs, f"{ulp} {t} {metric} {other}/{base}", level)
+    fig["rounds"] = [y / x for y, x, _ in pairs]
     return stats.median(vals[base]), stats.median(vals[other]), fig
 
 
