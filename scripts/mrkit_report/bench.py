@@ -246,9 +246,12 @@ def icount_entry_cost(counts, variant, impl, pages):
     base = (b16["insns"] - b1["insns"]) / 15
     own = (six["mrkit"] - one["mrkit"]) / 15
     total = one["insns"] + mine * (pages - 1)
+    before = dict(one["fns"])
+    grown = ", ".join(f"{f} {(k - before.get(f, 0)) / 15:.1f}" for f, k in six["fns"]
+                      if f.startswith(("mrkit_", "__mrkit_")) and k > before.get(f, 0))
     return (f"counted (W3ICOUNT, {variant}, 1 and 16 pages), each further entry of the list costs "
             f"{mine:.1f} instructions against nvme_style's {base:.1f}, {own:.1f} of them in mrkit's "
-            f"functions (its own walk of the list: zero-length and short-list checks); at {pages} "
+            f"functions ({grown or 'none of them grows'}); at {pages} "
             f"pages that is {(mine - base) * (pages - 1):.0f} instructions more in a cycle of about "
             f"{total:.0f} ({100 * (mine - base) * (pages - 1) / total:.1f}%)")
 
