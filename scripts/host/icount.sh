@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # icount.sh [OUT]: W3ICOUNT, the instructions one registration cycle
-# executes in each function, for every W3 variant at one and 16 pages,
-# mrkit's three implementations and the nvme-rdma-style baseline.
+# executes in each function, for every W3 variant at one and 16 pages and
+# the local invalidation at 256, mrkit's three implementations and the
+# nvme-rdma-style baseline.
 # Builds the UML kernel of the bench (the normal KUnit build of make
 # bench), runs the KUnit case mrkit_bench_rdma.bench_w3_icount_test under
 # gdb with scripts/host/icount.py, and writes its ICOUNT lines to OUT
@@ -40,9 +41,9 @@ ICOUNT_VMLINUX=$build/vmlinux timeout 1200 gdb -q -batch -nx \
 uml_unlock
 grep -E '^ICOUNT' "$out.gdb" > "$out" || true
 n=$(grep -c '^ICOUNT W3 ' "$out" || true)
-if [ "$n" != 32 ] || grep -q '^ICOUNT-ERROR' "$out"; then
+if [ "$n" != 36 ] || grep -q '^ICOUNT-ERROR' "$out"; then
 	tail -n 20 "$out.gdb"
-	echo "icount: $n of 32 cycles counted (.check/$(basename "$out").gdb): FAILED"
+	echo "icount: $n of 36 cycles counted (.check/$(basename "$out").gdb): FAILED"
 	exit 1
 fi
-echo "icount: 32 cycles counted: $out"
+echo "icount: 36 cycles counted: $out"

@@ -234,26 +234,30 @@ def icount_cost(counts, variant, pages, impl):
 
 def icount_entry_cost(counts, variant, impl, pages):
     """The COST line's per-entry instruction count of one W3 figure at
-    @pages, from the counts at 1 and 16 pages, or None."""
+    @pages: from the counts at 1 and @pages pages where both are counted,
+    else from those at 1 and 16; or None."""
     def get(n, who):
         return next((c for c in counts if (c["w"], c["variant"], c["pages"], c["impl"]) ==
                      ("W3", variant, n, who)), None)
-    one, six, b1, b16 = (get(1, impl), get(16, impl), get(1, BASELINE["W3"]),
-                         get(16, BASELINE["W3"]))
-    if not (one and six and b1 and b16):
+    far = pages if get(pages, impl) and get(pages, BASELINE["W3"]) else 16
+    one, end, b1, bend = (get(1, impl), get(far, impl), get(1, BASELINE["W3"]),
+                          get(far, BASELINE["W3"]))
+    if not (one and end and b1 and bend):
         return None
-    mine = (six["insns"] - one["insns"]) / 15
-    base = (b16["insns"] - b1["insns"]) / 15
-    own = (six["mrkit"] - one["mrkit"]) / 15
+    steps = far - 1
+    mine = (end["insns"] - one["insns"]) / steps
+    base = (bend["insns"] - b1["insns"]) / steps
+    own = (end["mrkit"] - one["mrkit"]) / steps
     total = one["insns"] + mine * (pages - 1)
     before = dict(one["fns"])
-    grown = ", ".join(f"{f} {(k - before.get(f, 0)) / 15:.1f}" for f, k in six["fns"]
+    grown = ", ".join(f"{f} {(k - before.get(f, 0)) / steps:.1f}" for f, k in end["fns"]
                       if f.startswith(("mrkit_", "__mrkit_")) and k > before.get(f, 0))
-    return (f"counted (W3ICOUNT, {variant}, 1 and 16 pages), each further entry of the list costs "
+    return (f"counted (W3ICOUNT, {variant}, 1 and {far} pages), each further entry of the list costs "
             f"{mine:.1f} instructions against nvme_style's {base:.1f}, {own:.1f} of them in mrkit's "
             f"functions ({grown or 'none of them grows'}); at {pages} "
-            f"pages that is {(mine - base) * (pages - 1):.0f} instructions more in a cycle of about "
-            f"{total:.0f} ({100 * (mine - base) * (pages - 1) / total:.1f}%)")
+            f"pages that is {(mine - base) * (pages - 1):.0f} instructions more in a cycle of "
+            f"{'' if far == pages else 'about '}{total:.0f} "
+            f"({100 * (mine - base) * (pages - 1) / total:.1f}%)")
 
 
 def profile_cost(profs, variant, impl):

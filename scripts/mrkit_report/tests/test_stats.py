@@ -284,6 +284,17 @@ class Icounts(unittest.TestCase):
                          "instructions more in a cycle of about "
                          "8750 (29.1%)")
         self.assertIsNone(bench.icount_entry_cost(counts, "caller_mapped", "mrkit_fence", 256))
+        # Counted at 256 pages too: those counts, not the line through 1 and 16.
+        counts = bench.icounts(self.LOG + [
+            "ICOUNT W3 remote_inv pages=1 nvme_style insns=700 mrkit=0 top=w3_nvme:137",
+            "ICOUNT W3 remote_inv pages=16 mrkit_fence insns=1550 mrkit=850 top=mrkit_io_map:400",
+            "ICOUNT W3 remote_inv pages=256 mrkit_fence insns=6200 mrkit=1720 top=mrkit_io_map:1280",
+            "ICOUNT W3 remote_inv pages=256 nvme_style insns=5800 mrkit=0 top=w3_nvme:137"])
+        line = bench.icount_entry_cost(counts, "remote_inv", "mrkit_fence", 256)
+        self.assertEqual(line, "counted (W3ICOUNT, remote_inv, 1 and 256 pages), each further entry of "
+                         "the list costs 20.0 instructions against nvme_style's 20.0, 4.0 of them in "
+                         "mrkit's functions (mrkit_io_map 4.0); at 256 pages that is 0 "
+                         "instructions more in a cycle of 6200 (0.0%)")
 
     def test_cost(self):
         counts = bench.icounts(self.LOG)
