@@ -15,6 +15,12 @@
   python3 -m mrkit_report.bench table RESULTS.json
       the short performance table for the documentation (Markdown), from
       such a file: nothing in it is written by hand.
+  python3 -m mrkit_report.bench boots OLD_LOG NEW_LOG
+      two builds of the guest's benchmark against each other, from boots
+      of each taken in turn (scripts/host/bench-boots.sh): per figure,
+      each boot's median ratio to the baseline, and the change from the
+      old build to the new one boot by boot, with its 95% interval from
+      the boots' order statistics (BOOTS lines).
 
 The statistics are scripts/mrkit_report/stats.py's.
 """
@@ -464,6 +470,65 @@ def ab_goal(rows, level=None):
     return goal, cost, info
 
 
+def boots_compare(old_lines, new_lines):
+    """Each figure of two builds' boots taken in turn: [{key, old, new,
+    change, lo, hi, boots}].  Boot k of one build ran next to boot k of
+    the other, so they are compared as a pair: change is the median over
+    such pairs of (the new boot's median ratio to the baseline) / (the old
+    boot's), lo and hi its 95% interval from the pairs' order statistics
+    (stats.sign_median_ci(); None with fewer than 6 pairs); old and new
+    are the medians of the boots' ratios.  The cross-CPU figures
+    (W3SMP cross_*), which no goal judges, are left out."""
+    old, new = stats.parse_pairs(old_lines), stats.parse_pairs(new_lines)
+    out = []
+    for key, pairs in new.items():
+        if key not in old or key[1].startswith("cross_"):
+            continue
+
+        def per_boot(ps):
+            boots = {}
+            for x, y, n, k in ps:
+                if x > 0 and y > 0 and n > 0:
+                    boots.setdefault(k, []).append(x / y)
+            return {k: stats.median(rs) for k, rs in boots.items()}
+        a, b = per_boot(old[key]), per_boot(pairs)
+        common = sorted(set(a) & set(b))
+        if not common:
+            continue
+        changes = [b[k] / a[k] for k in common]
+        lo, hi = stats.sign_median_ci(changes) or (None, None)
+        out.append({"key": key, "old": stats.median([a[k] for k in common]),
+                    "new": stats.median([b[k] for k in common]),
+                    "change": stats.median(changes), "lo": lo, "hi": hi, "boots": len(common)})
+    return out
+
+
+def boots_line(c):
+    """The BOOTS line of one figure compared between two builds."""
+    w, var, pages, impl, base = c["key"]
+    if c["lo"] is None:
+        bounds, verdict = "lo=- hi=-", "undecided"
+    else:
+        bounds = f"lo={c['lo']:.3f} hi={c['hi']:.3f}"
+        verdict = "slower" if c["lo"] > 1 else "faster" if c["hi"] < 1 else "undecided"
+    return (f"BOOTS {w} {var} pages={pages} {impl} vs={base} old={c['old']:.3f} new={c['new']:.3f} "
+            f"change={c['change']:.3f} {bounds} boots={c['boots']} {verdict}")
+
+
+def boots(args):
+    """The BOOTS lines of two builds' interleaved boots."""
+    cmp = boots_compare(fio.read(args.old).splitlines(), fio.read(args.new).splitlines())
+    if not cmp:
+        print(f"boots: no figure in both {args.old} and {args.new}")
+        return 1
+    verdicts = [boots_line(c).rsplit(" ", 1)[1] for c in cmp]
+    for c in cmp:
+        print(boots_line(c))
+    print(f"BOOTS-SUMMARY figures={len(cmp)} " +
+          " ".join(f"{v}={verdicts.count(v)}" for v in ("slower", "faster", "undecided")))
+    return 0
+
+
 def parse(args):
     def read(path):
         if not path or not os.path.exists(path):
@@ -635,8 +700,11 @@ def main():
     p.add_argument("--proj", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     t = sub.add_parser("table")
     t.add_argument("results")
+    b = sub.add_parser("boots")
+    b.add_argument("old", help="the old build's boots (BENCH BOOT k, then its PAIR lines)")
+    b.add_argument("new", help="the new build's boots, boot k next to the old build's k")
     a = ap.parse_args()
-    return parse(a) if a.cmd == "parse" else table(a)
+    return {"parse": parse, "table": table, "boots": boots}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ times in ns for <ops> operations each; a PAIRD group stands for the pair
 less what a saves against b).
 """
 
+import math
 import random
 import re
 import zlib
@@ -63,6 +64,29 @@ def quantile(sorted_xs, q):
     if i >= n - 1:
         return sorted_xs[-1]
     return sorted_xs[i] + (sorted_xs[i + 1] - sorted_xs[i]) * (pos - i)
+
+
+def sign_median_ci(xs, level=LEVEL):
+    """Distribution-free interval (lo, hi) of the median of xs, from their
+    order statistics (the sign test's): the widest k with
+    P(Binomial(n, 1/2) < k) <= (1 - level) / 2 gives the k-th smallest and
+    the k-th largest value, which hold the median with probability at least
+    @level whatever the values' distribution.  None when there are too few
+    values for @level even with the smallest and the largest (fewer than 6
+    for 95%): a bootstrap of so few values gives an interval that holds the
+    median far less often than it claims."""
+    s = sorted(xs)
+    n = len(s)
+    tail = (1 - level) / 2
+    below, k = 0.0, 0		# P(Binomial(n, 1/2) < k + 1)
+    while k < n // 2:
+        below += math.comb(n, k) / 2 ** n
+        if below > tail:
+            break
+        k += 1
+    if k == 0:
+        return None
+    return s[k - 1], s[n - k]
 
 
 def figure_seed(key):

@@ -306,6 +306,62 @@ class Icounts(unittest.TestCase):
         self.assertIsNone(bench.icount_cost(counts, "remote_inv", 1, "mrkit_fence"))
 
 
+class Boots(unittest.TestCase):
+    """Two builds' boots taken in turn, compared boot by boot."""
+
+    @staticmethod
+    def log(boots):
+        out = []
+        for k, pairs in enumerate(boots, 1):
+            out.append(f"BENCH BOOT {k}")
+            out += [f"MRKIT-VM PAIR W3SMP same_local_inv 256 mrkit_fence nvme_style 100 {a} {b}"
+                    for a, b in pairs]
+        return out
+
+    def test_compare(self):
+        # Boot 2 is slower for both builds: the pair still shows the change.
+        olds = [1045, 1130, 1040, 1050, 1060, 1035]
+        old = self.log([[(o, 1000)] for o in olds])
+        new = self.log([[(o + 50 + i, 1000)] for i, o in enumerate(olds)])
+        new.append("MRKIT-VM PAIR W3SMP same_remote_inv 1 mrkit_fence nvme_style 100 1500 1000")
+        new.append("MRKIT-VM PAIR W3SMP cross_local_inv 256 mrkit_fence nvme_style 100 1500 1000")
+        old.append("MRKIT-VM PAIR W3SMP cross_local_inv 256 mrkit_fence nvme_style 100 1000 1000")
+        cmp = bench.boots_compare(old, new)
+        # Only the figure both builds have; cross-CPU ones are left out.
+        self.assertEqual(len(cmp), 1)
+        c = cmp[0]
+        self.assertEqual(c["boots"], 6)
+        self.assertAlmostEqual(c["old"], 1.0475)	# (1.045 + 1.05) / 2
+        self.assertAlmostEqual(c["new"], 1.099)	# (1.095 + 1.103) / 2
+        changes = sorted((o + 50 + i) / o for i, o in enumerate(olds))
+        self.assertAlmostEqual(c["lo"], changes[0])
+        self.assertAlmostEqual(c["hi"], changes[-1])
+        self.assertEqual(bench.boots_line(c),
+                         "BOOTS W3SMP same_local_inv pages=256 mrkit_fence vs=nvme_style "
+                         f"old={c['old']:.3f} "
+                         f"new=1.099 change={c['change']:.3f} lo={changes[0]:.3f} "
+                         f"hi={changes[-1]:.3f} boots=6 slower")
+
+    def test_undecided_and_unpaired(self):
+        # One boot of six the other way round: the interval holds 1.
+        old = self.log([[(1040, 1000)]] * 5 + [[(1100, 1000)]])
+        new = self.log([[(1060, 1000)]] * 5 + [[(1040, 1000)], [(1000, 1000)]])
+        c = bench.boots_compare(old, new)[0]
+        self.assertEqual(c["boots"], 6)	# boot 7 has no partner
+        self.assertTrue(bench.boots_line(c).endswith(" undecided"))
+        # Too few boots for a 95% interval: no bounds, no verdict.
+        c = bench.boots_compare(old[:4], new[:4])[0]
+        self.assertEqual(c["boots"], 2)
+        self.assertIn(" lo=- hi=- boots=2 undecided", bench.boots_line(c))
+        self.assertEqual(bench.boots_compare(old, []), [])
+
+    def test_sign_interval(self):
+        self.assertIsNone(stats.sign_median_ci([1, 2, 3, 4, 5]))
+        self.assertEqual(stats.sign_median_ci([6, 1, 5, 2, 4, 3]), (1, 6))
+        self.assertEqual(stats.sign_median_ci(list(range(1, 10))), (2, 8))
+        self.assertEqual(stats.sign_median_ci(list(range(1, 13))), (3, 10))
+
+
 class CostSplit(unittest.TestCase):
     """The COST lines that split a W3 or W2 figure by the figures measuring its parts."""
 
