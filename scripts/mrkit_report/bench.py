@@ -477,7 +477,7 @@ def boots_compare(old_lines, new_lines):
     such pairs of (the new boot's median ratio to the baseline) / (the old
     boot's), lo and hi its 95% interval from the pairs' order statistics
     (stats.sign_median_ci(); None with fewer than 6 pairs); old and new
-    are the medians of the boots' ratios.  The cross-CPU figures
+    are the medians of the boots' ratios.  W3's cross-CPU figures
     (W3SMP cross_*), which no goal judges, are left out."""
     old, new = stats.parse_pairs(old_lines), stats.parse_pairs(new_lines)
     out = []
