@@ -37,20 +37,6 @@
 . /iser-lib.sh
 IP=10.99.0.1
 
-# The kernel log's splats, less one known warning of the iSCSI transport
-# class: when a session is unbound, its iscsi_ctrl work (a WQ_MEM_RECLAIM
-# workqueue) removes the SCSI target, and removing the target's device
-# flushes its runtime-PM work on the pm workqueue (not WQ_MEM_RECLAIM),
-# which check_flush_dependency() warns about once per boot whichever
-# initiator driver runs (no iSER or mrkit code is on that path).  Counted
-# apart (known=) and shown, never hidden.
-iser_known() {
-	dmesg | grep -cE 'WQ_MEM_RECLAIM iscsi_ctrl_[0-9:]+__iscsi_unbind_session is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work'
-}
-
-iser_splats() {
-	echo $(($(ulp_splats) - $(iser_known)))
-}
 BSSPLIT=512/10:4k/30:16k/20:64k/15:128k/15:512k/10
 vmib=${iser_verify:-32}
 fmib=${iser_fault:-16}
