@@ -168,7 +168,7 @@ run_fault() {	# driver fault MiB
 	mark "fault $1 $2"
 	drv_load "$1"
 	iser_login || fail "login ($1, $2)"
-	s0=$(iser_splats)
+	s0=$(ulp_splats)
 	l0=$(ulp_mrkit_leaks)
 	r0=$(recoveries)
 	h=$(($3 / 2))
@@ -242,7 +242,7 @@ run_fault() {	# driver fault MiB
 	drv_unload "$1"
 	left=$(mrs_left)
 	l1=$(ulp_mrkit_leaks)
-	say "ISER fault $t $2 $1 reconnects=$rc leaks=$((l1 - l0 + left)) splats=$(($(iser_splats) - s0))"
+	say "ISER fault $t $2 $1 reconnects=$rc leaks=$((l1 - l0 + left)) splats=$(($(ulp_splats) - s0))"
 }
 
 # A/B: sequential 512 KiB write and read, 4 KiB random read, iodepth 32.
@@ -292,7 +292,7 @@ run_pi() {	# driver MiB
 }
 
 mark "setup done"
-s_start=$(iser_splats)
+s_start=$(ulp_splats)
 faults=$(echo "${iser_faults:-}" | tr ',' ' ')
 case $mode in
 check)
@@ -328,9 +328,4 @@ bench)
 esac
 
 kill $ISCSID_PID 2> /dev/null
-ulp_unload_mrkit
-sp=$(($(iser_splats) - s_start))
-[ $sp = 0 ] && [ "$(iser_known)" = 0 ] || ulp_show_splats
-say "ISER end splats=$sp known=$(iser_known)"
-[ $sp = 0 ] && say "PASS iser $mode over $t (verdict on the numbers: mrkit_report.iser)"
-poweroff -f
+ulp_finish iser

@@ -31,9 +31,8 @@
 #   no_session, no_disk no iSCSI session, no SCSI disk left
 #   ini_mrs             the initiator's MRs on the RDMA device
 #   recoveries          sessions iscsid recovered so far
-#   iser_known          how often the kernel log has the iSCSI transport
-#                       class's one known warning (below)
-#   iser_splats         ulp_splats less iser_known
+# ULP_KNOWN (ulp-lib.sh's ulp_known) names the iSCSI transport class's
+# one known warning (below).
 TC=/sys/kernel/config/target
 LIO_IQN=iqn.2003-01.org.example.mrkit:lun
 INI_IQN=iqn.2003-01.org.example.mrkit:initiator
@@ -178,11 +177,4 @@ recoveries() { grep -c 'operational after recovery' /tmp/iscsid.log; }
 # check_flush_dependency() warns about once per boot whichever initiator
 # driver runs (no iSER or mrkit code is on that path).  The work function
 # is printed with its module's name when the transport class is a module.
-# Counted apart (known=) and shown, never hidden.
-iser_known() {
-	dmesg | grep -cE 'WQ_MEM_RECLAIM iscsi_ctrl_[0-9:]+__iscsi_unbind_session( \[scsi_transport_iscsi\])? is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work'
-}
-
-iser_splats() {
-	echo $(($(ulp_splats) - $(iser_known)))
-}
+ULP_KNOWN='WQ_MEM_RECLAIM iscsi_ctrl_[0-9:]+__iscsi_unbind_session( \[scsi_transport_iscsi\])? is flushing !WQ_MEM_RECLAIM pm:pm_runtime_work'

@@ -191,7 +191,7 @@ pair_serve_until_stop() {
 #                      a read-back of everything fio reported written
 #                      (bounded), pool counters, drv_down, and the line
 #                      "MRKIT-VM PAIR fault T FAULT D reconnects=N
-#                      stale=N ... leaks=N splats=N tsplats=N
+#                      stale=N ... leaks=N splats=N known=N tsplats=N
 #                      verify_at_failed_writes=N stuck=0|1 target_resets=N
 #                      secs=N" (mrkit_report.pair; target_resets: the
 #                      target power-cycled because it took no new session,
@@ -286,7 +286,7 @@ pair_inject() {	# fault
 }
 
 pair_step() {	# driver fault
-	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 l0 at rc state
+	local d=$1 f=$2 name="pair-$t-$2-$1" t0 k0 ts0 r0 s0 n0 l0 at rc state
 	local stuck=0 mib=${pair_mib:-8} x0 mrs
 	t0=$(cut -d. -f1 /proc/uptime)
 	k0=$(dmesg | wc -l)
@@ -294,6 +294,7 @@ pair_step() {	# driver fault
 	# Leaks and splats from before the driver's load: a descriptor a
 	# live pool holds at any time is not a leak until the pool's end.
 	s0=$(ulp_splats)
+	n0=$(ulp_known)
 	l0=$(ulp_mrkit_leaks)
 	drv_up "$d" || fail "$d: no session before $f"
 	mrs=
@@ -348,7 +349,7 @@ pair_step() {	# driver fault
 	pair_trace_off
 	pair_req mark "$f-$d-end"
 	pair_log_check
-	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$FWH verify_at_eof=$FEOF verify_inside=$FINSIDE stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
+	say "PAIR fault $t $f $d reconnects=$rc $TRACED leaks=$(($(ulp_mrkit_leaks) - l0 + $(drv_mrs))) splats=$(($(ulp_splats) - s0)) known=$(($(ulp_known) - n0)) tsplats=$(($(pair_tsplats) - ts0)) verify_at_failed_writes=$FWH verify_at_eof=$FEOF verify_inside=$FINSIDE stuck=$stuck target_resets=$((PAIR_RESETS - x0)) secs=$(($(cut -d. -f1 /proc/uptime) - t0))"
 	[ $stuck = 0 ]
 }
 

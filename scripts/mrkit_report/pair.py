@@ -7,11 +7,12 @@ STEPS is the schedule vm-pair.sh gave the initiator (DRIVER:FAULT,...).  Per
 step, from the initiator's console: fio's JSON for the run under the fault
 and for the read-back pass after it (mrkit_report.fio), and the guest's
 "PAIR fault T FAULT DRIVER reconnects=N stale=N replaced=N reused=N ...
-leaks=N splats=N tsplats=N" line (reconnects counted in dmesg; stale,
-replaced and reused from mrkit's trace; leaks from mrkit's debugfs and pool
-teardown plus MRs left on the device; splats in the initiator's dmesg, and
-tsplats on the target's console over the step).  Prints one row per step
-and one line
+leaks=N splats=N known=N tsplats=N" line (reconnects counted in dmesg;
+stale, replaced and reused from mrkit's trace; leaks from mrkit's debugfs
+and pool teardown plus MRs left on the device; splats in the initiator's
+dmesg, less the warnings of a known cause its guest library names, which
+known counts; and tsplats on the target's console over the step).
+Prints one row per step and one line
 
   FAULT2 ULP T FAULT DRIVER ios=N failed=N reconnects=N stale=N leaks=N verify_errors=N splats=N
 

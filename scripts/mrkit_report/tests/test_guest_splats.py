@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The iSER guest's splat count (scripts/guest/iser-lib.sh: iser_known,
-iser_splats, with ulp_splats from scripts/guest/ulp-lib.sh) on made-up
-kernel logs, with the host's sh and grep: the iSCSI transport class's
-known workqueue warning is counted apart in the forms the kernel prints
-it, and nothing else is."""
+"""The guests' splat count (scripts/guest/ulp-lib.sh: ulp_splats and
+ulp_known) on made-up kernel logs, with the host's sh and grep: with the
+iSER guests' ULP_KNOWN (scripts/guest/iser-lib.sh), the iSCSI transport
+class's known workqueue warning is counted apart in the forms the kernel
+prints it, and nothing else is; without a ULP_KNOWN every warning
+counts."""
 import os
 import subprocess
 
@@ -18,12 +19,14 @@ OTHER = ("workqueue: WQ_MEM_RECLAIM nvme-wq:nvme_rdma_reconnect_ctrl_work [nvme_
 BOOT = "Linux version 6.1.0-41-amd64\n"
 
 
-class IserSplatsTest(LogTest):
-    def counts(self, log):
-        """(iser_known, iser_splats) over the kernel log LOG."""
+class GuestSplatsTest(LogTest):
+    def counts(self, log, lib="iser-lib.sh"):
+        """(ulp_known, ulp_splats) over the kernel log LOG, with LIB's
+        ULP_KNOWN (none: no LIB)."""
         guest = os.path.join(SCRIPTS, "guest")
-        prog = ('eval "$(sed -n "/^ulp_splats() {/,/^}/p" "$G/ulp-lib.sh")"; '
-                '. "$G/iser-lib.sh"; dmesg() { cat "$F"; }; echo "$(iser_known) $(iser_splats)"')
+        prog = ('eval "$(sed -n "/^ulp_known() {/,/^}/p; /^ulp_splats() {/,/^}/p" '
+                '"$G/ulp-lib.sh")"; ' + (f'. "$G/{lib}"; ' if lib else '') +
+                'dmesg() { cat "$F"; }; echo "$(ulp_known) $(ulp_splats)"')
         env = dict(os.environ, G=guest, F=self.write("dmesg", log))
         out = subprocess.run(["sh", "-c", prog], env=env, check=True, capture_output=True,
                              text=True).stdout.split()
@@ -41,3 +44,7 @@ class IserSplatsTest(LogTest):
 
     def test_clean_log(self):
         self.assertEqual(self.counts(BOOT), (0, 0))
+
+    def test_no_known_list(self):
+        log = BOOT + KNOWN.format(" [scsi_transport_iscsi]") + OTHER
+        self.assertEqual(self.counts(log, lib=None), (0, 2))
