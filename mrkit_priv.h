@@ -575,7 +575,7 @@ void mrkit_pool_debugfs_remove(struct mrkit_pool *pool);
 
 /* &mrkit_io.state */
 enum mrkit_io_state {
-	MRKIT_IO_IDLE,
+	MRKIT_IO_IDLE = 0,	/* what mrkit_io_init() writes */
 	MRKIT_IO_MAPPED,	/* descriptors mapped, nothing handed out */
 	MRKIT_IO_HANDED_OUT,	/* rkeys given to the ULP, not posted */
 	MRKIT_IO_POSTED,	/* REG_MRs posted (some may have failed) */

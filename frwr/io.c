@@ -57,44 +57,6 @@
 #include <trace/events/mrkit.h>
 
 /**
- * mrkit_io_init - prepare an I/O object
- * @io: the I/O, usually embedded in the ULP's request
- * @pool: the pool its descriptors come from
- * @dir: who accesses the registered memory (&enum mrkit_dir)
- * @done: called once the I/O is finished (&mrkit_io_done_t); may be NULL
- *	when only the sync variant is used
- *
- * Context: any.
- */
-void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
-		   enum mrkit_dir dir, mrkit_io_done_t done)
-{
-	/*
-	 * Field by field, not a memset: ULPs initialize an I/O per request,
-	 * and of its fields only the chain's cqe and fence are left, which
-	 * mrkit writes before it reads them.
-	 */
-	io->pool = pool;
-	io->mrs = NULL;
-	io->cache = NULL;
-	io->qp = NULL;
-	io->sgl = NULL;
-	io->sg_nents = 0;
-	io->nr_mrs = 0;
-	io->dir = dir;
-	io->state = MRKIT_IO_IDLE;
-	io->remote_inv_done = false;
-	io->post_failed = false;
-	io->tag = 0;
-	io->access = 0;
-	io->nr_wrs = 0;
-	io->status = 0;
-	io->done = done;
-	io->waiter = NULL;
-}
-EXPORT_SYMBOL_NS_GPL(mrkit_io_init, MRKIT);
-
-/**
  * mrkit_io_set_access - override the access flags derived from the direction
  * @io: an idle I/O
  * @access: IB_ACCESS_* flags for its registrations

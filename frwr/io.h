@@ -81,25 +81,19 @@ static __always_inline int mrkit_io_check_mapped(struct mrkit_io *io,
 	return -EINVAL;
 }
 
-/* The access a direction grants; -EINVAL for an unknown direction. */
+/*
+ * The access a direction grants on the I/O's device; -EINVAL for an
+ * unknown direction.  mrkit_io_init() takes those the direction alone
+ * decides (__mrkit_dir_access()).
+ */
 static __always_inline int mrkit_dir_access(const struct mrkit_io *io)
 {
-	switch (io->dir) {
-	case MRKIT_PEER_WRITES:
+	if (io->dir != MRKIT_LOCAL_SINK)
+		return __mrkit_dir_access(io->dir);
+	/* iWARP places RDMA READ responses like remote writes. */
+	if (io->pool->iwarp)
 		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	case MRKIT_PEER_READS:
-		return IB_ACCESS_REMOTE_READ;
-	case MRKIT_PEER_BIDI:
-		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ;
-	case MRKIT_LOCAL_SINK:
-		/* iWARP places RDMA READ responses like remote writes. */
-		if (io->pool->iwarp)
-			return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		return IB_ACCESS_LOCAL_WRITE;
-	default:
-		return -EINVAL;
-	}
+	return IB_ACCESS_LOCAL_WRITE;
 }
 
 /**

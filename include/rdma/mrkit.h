@@ -441,8 +441,71 @@ struct mrkit_io {
 	struct completion	*waiter;
 };
 
-void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
-		   enum mrkit_dir dir, mrkit_io_done_t done);
+/*
+ * The access flags @dir grants, for mrkit_io_init(): 0 for
+ * %MRKIT_LOCAL_SINK, whose flags depend on the device (taken at the first
+ * map), -EINVAL for no direction (refused by the first map).
+ */
+static inline int __mrkit_dir_access(enum mrkit_dir dir)
+{
+	switch (dir) {
+	case MRKIT_PEER_WRITES:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	case MRKIT_PEER_READS:
+		return IB_ACCESS_REMOTE_READ;
+	case MRKIT_PEER_BIDI:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ;
+	case MRKIT_LOCAL_SINK:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * mrkit_io_init - prepare an I/O object
+ * @io: the I/O, usually embedded in the ULP's request
+ * @pool: the pool its descriptors come from
+ * @dir: who accesses the registered memory (&enum mrkit_dir)
+ * @done: called once the I/O is finished (&mrkit_io_done_t); may be NULL
+ *	when only the sync variant is used
+ *
+ * Inline: ULPs initialize an I/O per request, with a constant @dir, whose
+ * access flags are then taken at compile time (those of
+ * %MRKIT_LOCAL_SINK, which depend on the device, at the first map, which
+ * also refuses an invalid @dir).  An I/O of a
+ * %MRKIT_POOL_IO_CACHE pool that kept descriptors is released first
+ * (mrkit_io_release()).
+ *
+ * Context: any.
+ */
+static inline void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
+				 enum mrkit_dir dir, mrkit_io_done_t done)
+{
+	/*
+	 * Field by field, not a memset: of the fields only the chain's cqe
+	 * and fence are left, which mrkit writes before it reads them.
+	 */
+	io->pool = pool;
+	io->mrs = NULL;
+	io->cache = NULL;
+	io->qp = NULL;
+	io->sgl = NULL;
+	io->sg_nents = 0;
+	io->nr_mrs = 0;
+	io->dir = dir;
+	io->state = 0;		/* idle */
+	io->remote_inv_done = false;
+	io->post_failed = false;
+	io->tag = 0;
+	io->access = __mrkit_dir_access(dir);
+	io->nr_wrs = 0;
+	io->status = 0;
+	io->done = done;
+	io->waiter = NULL;
+}
+
 int mrkit_io_set_access(struct mrkit_io *io, int access);
 int mrkit_io_set_tag(struct mrkit_io *io, u32 tag);
 int mrkit_io_map(struct mrkit_io *io, struct scatterlist *sgl, int nents,

@@ -183,12 +183,14 @@ def doc_refs(rst, names):
 
 
 def api(rsts):
-    """The API reference: exactly the exports, mrkit.h's inlines and types."""
+    """The API reference: exactly the exports, mrkit.h's inlines and types
+    (not the header's internal inlines, named __mrkit_*)."""
     header = read(os.path.join(PROJ, "include/rdma/mrkit.h"))
     exports = set()
     for p in tracked("*.c"):
         exports |= set(re.findall(r"EXPORT_SYMBOL_NS_GPL\((\w+),\s*MRKIT\)", read(p)))
     inlines = set(re.findall(r"^static inline [^(]*?\b(\w+)\(", header, re.M))
+    inlines = {n for n in inlines if not n.startswith("__")}
     types = set(re.findall(r"^(?:struct|enum|union) (\w+) \{", header, re.M))
     types |= set(re.findall(r"^typedef [^;]*?\(\*(\w+)\)", header, re.M))
     want = exports | inlines
