@@ -135,17 +135,11 @@ static __always_inline int mrkit_io_begin_map(struct mrkit_io *io,
 	return 0;
 }
 
-static inline enum dma_data_direction
+/* The direction of the DMA mapping mrkit makes (MRKIT_MAP_DMA). */
+static __always_inline enum dma_data_direction
 mrkit_io_dma_dir(const struct mrkit_io *io)
 {
-	switch (io->dir) {
-	case MRKIT_PEER_READS:
-		return DMA_TO_DEVICE;
-	case MRKIT_PEER_BIDI:
-		return DMA_BIDIRECTIONAL;
-	default:
-		return DMA_FROM_DEVICE;
-	}
+	return io->dma_dir;
 }
 
 /**

@@ -276,15 +276,18 @@ static void frwr_iova_access_test(struct kunit *test)
 	static const struct fake_dev_attr fattr = {};
 	struct fake_dev *fdev = fake_dev_create(test, &fattr);
 	struct mrkit_pool *pool = frwr_pool(test, fdev->pd, 4, 8);
+	/* The access a direction grants, and how mrkit DMA-maps its data. */
 	static const struct {
 		enum mrkit_dir dir;
 		int access;
+		enum dma_data_direction dma;
 	} dirs[] = {
-		{ MRKIT_PEER_WRITES, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE },
-		{ MRKIT_PEER_READS, IB_ACCESS_REMOTE_READ },
+		{ MRKIT_PEER_WRITES, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+		  DMA_FROM_DEVICE },
+		{ MRKIT_PEER_READS, IB_ACCESS_REMOTE_READ, DMA_TO_DEVICE },
 		{ MRKIT_PEER_BIDI, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				   IB_ACCESS_REMOTE_READ },
-		{ MRKIT_LOCAL_SINK, IB_ACCESS_LOCAL_WRITE },
+				   IB_ACCESS_REMOTE_READ, DMA_BIDIRECTIONAL },
+		{ MRKIT_LOCAL_SINK, IB_ACCESS_LOCAL_WRITE, DMA_FROM_DEVICE },
 	};
 	struct mrkit_seg segs[3];
 	struct test_io t;
@@ -296,6 +299,7 @@ static void frwr_iova_access_test(struct kunit *test)
 						   test_dma_sg(test, 0x12345000, P), 1,
 						   0), 1);
 		KUNIT_EXPECT_EQ(test, t.io.access, dirs[i].access);
+		KUNIT_EXPECT_EQ(test, t.io.dma_dir, dirs[i].dma);
 		KUNIT_EXPECT_EQ(test, mrkit_io_release(&t.io, 0), 0);
 	}
 	tio_init(&t, pool, 0);

@@ -433,6 +433,7 @@ struct mrkit_io {
 	u8			state;
 	bool			remote_inv_done;
 	bool			post_failed;	/* a REG_MR may still be queued */
+	u8			dma_dir;	/* enum dma_data_direction */
 	u32			tag;
 	int			access;
 	u32			nr_wrs;
@@ -463,6 +464,19 @@ static inline int __mrkit_dir_access(enum mrkit_dir dir)
 	}
 }
 
+/* The DMA direction of @dir's data, for mrkit_io_init(). */
+static inline enum dma_data_direction __mrkit_dma_dir(enum mrkit_dir dir)
+{
+	switch (dir) {
+	case MRKIT_PEER_READS:
+		return DMA_TO_DEVICE;
+	case MRKIT_PEER_BIDI:
+		return DMA_BIDIRECTIONAL;
+	default:
+		return DMA_FROM_DEVICE;
+	}
+}
+
 /**
  * mrkit_io_init - prepare an I/O object
  * @io: the I/O, usually embedded in the ULP's request
@@ -472,9 +486,9 @@ static inline int __mrkit_dir_access(enum mrkit_dir dir)
  *	when only the sync variant is used
  *
  * Inline: ULPs initialize an I/O per request, with a constant @dir, whose
- * access flags are then taken at compile time (those of
- * %MRKIT_LOCAL_SINK, which depend on the device, at the first map, which
- * also refuses an invalid @dir).  An I/O of a
+ * access flags and DMA direction are then taken at compile time (the
+ * access of %MRKIT_LOCAL_SINK, which depends on the device, at the first
+ * map, which also refuses an invalid @dir).  An I/O of a
  * %MRKIT_POOL_IO_CACHE pool that kept descriptors is released first
  * (mrkit_io_release()).
  *
@@ -498,6 +512,7 @@ static inline void mrkit_io_init(struct mrkit_io *io, struct mrkit_pool *pool,
 	io->state = 0;		/* idle */
 	io->remote_inv_done = false;
 	io->post_failed = false;
+	io->dma_dir = __mrkit_dma_dir(dir);
 	io->tag = 0;
 	io->access = __mrkit_dir_access(dir);
 	io->nr_wrs = 0;
