@@ -447,6 +447,10 @@ static __always_inline int mrkit_mr_own_read(struct mrkit_mr *mr, int cur,
 {
 	if (unlikely(!mrkit_mr_legal(from, to) || cur != from))
 		return mrkit_mr_refused(mr, from, to, cur);
+	/*
+	 * What the owner wrote before is visible with the state: pairs with
+	 * the acquires of mrkit_pool_find_rkey() (a hand-out's key and owner).
+	 */
 	atomic_set_release(&mr->state, to);
 	return 0;
 }

@@ -108,12 +108,18 @@ static bool smp_push(struct smp_bench *b, struct smp_ring *r, void *p)
 {
 	unsigned int head = r->head;
 
-	/* Acquire: the consumer is done with the slot it freed. */
+	/*
+	 * Acquire: the consumer is done with the slot it freed (pairs with
+	 * the release of tail in smp_pop()).
+	 */
 	while (head - smp_load_acquire(&r->tail) == SMP_RING)
 		if (smp_stop(b))
 			return false;
 	r->slot[head & (SMP_RING - 1)] = p;
-	/* Release: the slot (and the request it names) before the index. */
+	/*
+	 * Release: the slot (and the request it names) before the index;
+	 * pairs with the acquire of head in smp_pop().
+	 */
 	smp_store_release(&r->head, head + 1);
 	return true;
 }
@@ -128,7 +134,10 @@ static void *smp_pop(struct smp_bench *b, struct smp_ring *r)
 		if (smp_stop(b))
 			return NULL;
 	p = r->slot[tail & (SMP_RING - 1)];
-	/* Release: our read of the slot before the producer reuses it. */
+	/*
+	 * Release: our read of the slot before the producer reuses it;
+	 * pairs with the acquire of tail in smp_push().
+	 */
 	smp_store_release(&r->tail, tail + 1);
 	return p;
 }

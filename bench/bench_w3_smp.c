@@ -506,7 +506,11 @@ static void w3smp_submitter(struct w3smp_bench *b)
 			r->impl = b->pair[p];
 			w3smp_submit_req(b, r);
 			if (b->cross) {
-				/* Release: the request before the hand-over. */
+				/*
+				 * Release: the request before the hand-over;
+				 * pairs with the reaper's acquire in
+				 * w3smp_wait_stage().
+				 */
 				smp_store_release(&r->stage, W3SMP_POSTED);
 			} else if (b->wire) {
 				w3smp_complete(b, r);
@@ -535,7 +539,10 @@ static void w3smp_reaper(struct w3smp_bench *b)
 		if (!w3smp_wait_stage(b, r, W3SMP_POSTED))
 			return;
 		w3smp_complete(b, r);
-		/* Release: the request's fields before the hand-over. */
+		/*
+		 * Release: the request's fields before the hand-over;
+		 * pairs with the submitter's acquire in w3smp_wait_stage().
+		 */
 		smp_store_release(&r->stage, W3SMP_IDLE);
 	}
 }

@@ -194,6 +194,10 @@ struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey)
 	/* Against a failed growth, which frees what it had indexed. */
 	rcu_read_lock();
 	mr = xa_load(&pool->rkeys, rkey >> 8);
+	/*
+	 * Pairs with the release of REGISTERED in mrkit_mr_hand_out()
+	 * (mrkit_mr_own_read()): the key and owner it published.
+	 */
 	if (!mr || atomic_read_acquire(&mr->state) != MRKIT_MR_REGISTERED)
 		goto out;
 	io = READ_ONCE(mr->io);
@@ -202,7 +206,13 @@ struct mrkit_io *mrkit_pool_find_rkey(struct mrkit_pool *pool, u32 rkey)
 		io = NULL;
 		goto out;
 	}
-	/* The key and owner before the second look at the state. */
+	/*
+	 * The key and owner before the second look at the state.
+	 * Pairs with the fully ordered cmpxchg() that takes a descriptor
+	 * out of REGISTERED (mrkit_mr_transition(), the stale mark, the
+	 * lazy put) before its key or owner can change, so a state still
+	 * REGISTERED means they were read from this registration.
+	 */
 	smp_rmb();
 	if (atomic_read_acquire(&mr->state) != MRKIT_MR_REGISTERED ||
 	    READ_ONCE(mr->key) != rkey || READ_ONCE(mr->io) != io)

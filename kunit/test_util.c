@@ -138,7 +138,12 @@ void mrk_fault_arm(enum mrkit_fault_site site, unsigned int nth)
 	a->count = 0;
 	atomic_set(&a->space, 0);
 	atomic_set(&a->times, 1);
-	/* Armed last: a concurrent call sees all of the above or nothing. */
+	/*
+	 * Armed last: a concurrent call sees all of the above or nothing.
+	 * Pairs with should_fail_ex()'s read of the probability before the
+	 * rest: a plain load, which keeps the order on the one CPU of UML,
+	 * where the suites run, and on x86.
+	 */
 	smp_store_release(&a->probability, 100);
 }
 

@@ -1367,9 +1367,10 @@ int mrkit_pool_wait(struct mrkit_pool *pool, unsigned long timeout)
 	dying = READ_ONCE(pool->dying);
 	/*
 	 * The last access to the pool: destroy frees it once no caller is
-	 * inside (the barrier orders the reads above before the decrement
-	 * destroy's wait_var_event() reads); wake_up_var() only hashes the
-	 * address.
+	 * inside (the barrier orders the reads above before the decrement;
+	 * pairs with the read of the count by wait_var_event() in
+	 * mrkit_pool_destroy(), after which it frees the pool);
+	 * wake_up_var() only hashes the address.
 	 */
 	smp_mb__before_atomic();
 	atomic_dec(&pool->waiters);
@@ -1404,7 +1405,10 @@ void mrkit_pool_set_notify(struct mrkit_pool *pool,
 			   void *ctx)
 {
 	WRITE_ONCE(pool->notify_ctx, ctx);
-	/* The context must be visible before the callback that uses it. */
+	/*
+	 * The context must be visible before the callback that uses it:
+	 * pairs with the acquire in mrkit_pool_wake().
+	 */
 	smp_store_release(&pool->notify, notify);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_notify, MRKIT);
@@ -1434,7 +1438,10 @@ void mrkit_pool_set_parked(struct mrkit_pool *pool,
 			   void *ctx)
 {
 	WRITE_ONCE(pool->parked_ctx, ctx);
-	/* The context must be visible before the callback that uses it. */
+	/*
+	 * The context must be visible before the callback that uses it:
+	 * pairs with the acquire in mrkit_pool_work().
+	 */
 	smp_store_release(&pool->parked, parked);
 }
 EXPORT_SYMBOL_NS_GPL(mrkit_pool_set_parked, MRKIT);

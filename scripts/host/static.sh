@@ -99,6 +99,13 @@ mapfile -t modsrcs < <(git ls-files --cached --others --exclude-standard '*.c' |
 python3 "$proj/scripts/host/func-length.py" "${modsrcs[@]}" ||
 	{ echo "static: function length: FAILED"; fail=1; }
 
+# Every barrier names its pair: the module, its tests, the benchmarks, the
+# samples, the provider and the ULPs' splice files.
+mapfile -t barriersrcs < <(git ls-files --cached --others --exclude-standard \
+	'*.c' '*.h' '*.splice')
+python3 "$proj/scripts/host/barrier-check.py" "${barriersrcs[@]}" |
+	sed 's/^barrier-check: /static: barriers: /' || fail=1
+
 # Exports: each EXPORT_SYMBOL_NS_GPL(sym, MRKIT), GPL-only and namespaced;
 # tracepoints GPL-only (they have no namespaced export); and
 # EXPORT_SYMBOL_IF_KUNIT(), for the tests alone.
