@@ -4,7 +4,8 @@
 
 A barrier (smp_mb(), smp_rmb(), smp_wmb(), smp_mb__before_atomic(), ...)
 or an acquire or release access (smp_load_acquire(), smp_store_release(),
-atomic_read_acquire(), atomic_set_release(), ...) orders accesses only
+atomic_read_acquire(), atomic_set_release(), clear_bit_unlock(), ...)
+orders accesses only
 against another one on the CPU that reads or writes the same data: the
 comment on it says which, with the words "pairs with" (any case) on the
 barrier's line or in the comment that ends right above it (at most
@@ -20,7 +21,8 @@ BARRIER = re.compile(
     r"\b(smp_mb|smp_rmb|smp_wmb|smp_mb__before_atomic|smp_mb__after_atomic"
     r"|smp_store_mb|smp_load_acquire|smp_store_release|smp_cond_load_acquire"
     r"|atomic(64|_long)?_(read_acquire|set_release|[a-z_]+_(acquire|release))"
-    r"|(try_)?cmpxchg_(acquire|release))\s*\(")
+    r"|(try_)?cmpxchg_(acquire|release)"
+    r"|(__)?clear_bit_unlock|test_and_set_bit_lock|smp_mb__after_spinlock)\s*\(")
 PAIR = re.compile(r"pair(s|ed)? with", re.IGNORECASE)
 
 
