@@ -5,13 +5,13 @@
 A barrier (smp_mb(), smp_rmb(), smp_wmb(), smp_mb__before_atomic(), ...)
 or an acquire or release access (smp_load_acquire(), smp_store_release(),
 atomic_read_acquire(), atomic_set_release(), clear_bit_unlock(), ...)
-orders accesses only
-against another one on the CPU that reads or writes the same data: the
-comment on it says which, with the words "pairs with" (any case) on the
-barrier's line or in the comment that ends right above it (at most
-MAX_ABOVE lines up, code lines between them allowed).
+orders accesses only against another one on the CPU that reads or writes
+the same data: the comment on it says which, with the words "pairs with"
+(any case, on one line) on the barrier's line or on one of the MAX_ABOVE
+lines above it.  Barriers named in comments and strings are prose.
 
 usage: barrier-check.py FILE...   (C sources, headers, ULP splice files)
+       barrier-check.py --self-test   (the rules on made-up snippets)
 """
 import re
 import sys
@@ -57,18 +57,51 @@ def check(path):
     return bad
 
 
+SELF_TEST = [
+    # (snippet, barriers that name no pair)
+    ("\t/* Pairs with the release in put(). */\n\tx = smp_load_acquire(&p);\n", 0),
+    ("\tx = smp_load_acquire(&p);\n", 1),
+    ("\t/*\n\t * The slot before the index; pairs with\n\t * pop().\n\t */\n"
+     "\tsmp_store_release(&r->head, h);\n", 0),
+    ("\t/* The slot before the index. */\n\tsmp_wmb();\n"
+     "\tclear_bit_unlock(0, &f);\n", 2),
+    ("\t/*\n\t * smp_mb() here would be wrong.\n\t */\n"
+     "\tpr_err(\"smp_rmb() missing\");\n", 0),
+    ("\t/* Pairs\n\t * with split words. */\n\tsmp_mb();\n", 1),
+]
+
+
+def self_test():
+    """The rules on made-up snippets; 0 when each gives what it should."""
+    import tempfile
+    failed = 0
+    for snippet, want in SELF_TEST:
+        with tempfile.NamedTemporaryFile("w", suffix=".c") as f:
+            f.write(snippet)
+            f.flush()
+            got = len(check(f.name))
+        if got != want:
+            print(f"barrier-check: self-test: {got} unpaired, "
+                  f"expected {want}, in:\n{snippet}")
+            failed += 1
+    print(f"barrier-check: self-test: {len(SELF_TEST) - failed} of "
+          f"{len(SELF_TEST)} snippets as expected")
+    return 1 if failed else 0
+
+
 def main():
-    bad, n = [], 0
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    bad = []
     for path in sys.argv[1:]:
-        found = check(path)
-        bad += found
-        n += 1
+        bad += check(path)
     for line in bad:
         print(line)
     if bad:
         print(f"barrier-check: {len(bad)} barrier(s) name no pair: FAILED")
         return 1
-    print(f"barrier-check: every barrier names its pair ({n} files): ok")
+    print("barrier-check: every barrier names its pair "
+          f"({len(sys.argv) - 1} files): ok")
     return 0
 
 

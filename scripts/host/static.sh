@@ -103,6 +103,8 @@ python3 "$proj/scripts/host/func-length.py" "${modsrcs[@]}" ||
 # samples, the provider and the ULPs' splice files.
 mapfile -t barriersrcs < <(git ls-files --cached --others --exclude-standard \
 	'*.c' '*.h' '*.splice')
+python3 "$proj/scripts/host/barrier-check.py" --self-test |
+	sed 's/^barrier-check: /static: barriers: /' || fail=1
 python3 "$proj/scripts/host/barrier-check.py" "${barriersrcs[@]}" |
 	sed 's/^barrier-check: /static: barriers: /' || fail=1
 
